@@ -1,0 +1,133 @@
+import Foundation
+
+/// `herald-bench [--quick] [--json] [--filter PREFIX]`: each workload against its baseline,
+/// side by side in one process; prints rates and the Herald / baseline ratio.
+@main
+struct HeraldBench {
+    struct Row: Codable {
+        var name: String
+        var herald: Double
+        var baseline: Double
+        var ratio: Double
+        var target: Double
+    }
+
+    struct Workload {
+        var name: String
+        var herald: String
+        var baseline: String
+        var target: Double
+        var events: Int
+        var runHerald: (Int) async throws -> Double
+        var runBaseline: (Int) async throws -> Double
+    }
+
+    static let usage = """
+        usage: herald-bench [--quick] [--json] [--filter PREFIX]
+
+          --quick           short runs (for CI: checks the workloads still run, numbers are rough)
+          --json            print a JSON array of {name, herald, baseline, ratio, target}
+          --filter PREFIX    run only workloads whose name starts with TEXT
+          --side SIDE       run only 'herald' or only 'baseline' (for profiling)
+          --help            this text
+
+        Build with: swift run -c release herald-bench
+        """
+
+    static func main() async {
+        var quick = false, json = false
+        var filter: String?
+        var side: String?
+        var arguments = CommandLine.arguments.dropFirst()
+        while let argument = arguments.popFirst() {
+            switch argument {
+            case "--quick": quick = true
+            case "--json": json = true
+            case "--filter":
+                guard let value = arguments.popFirst() else { fail("--filter needs a value") }
+                filter = value
+            case "--side":
+                guard let value = arguments.popFirst(), value == "herald" || value == "baseline" else {
+                    fail("--side needs 'herald' or 'baseline'")
+                }
+                side = value
+            case "--help", "-h":
+                print(usage)
+                return
+            default: fail("unknown option '\(argument)'")
+            }
+        }
+        let scale = quick ? 1 : 20
+        let rounds = quick ? 1 : 3
+        let workloads = [
+            Workload(name: "sync.fanout1", herald: "inline, 1 subscriber", baseline: "NotificationCenter.post, 1 observer",
+                     target: 10, events: 50_000 * scale,
+                     runHerald: { try Workloads.heraldSyncFanout($0, subscribers: 1, others: 0) },
+                     runBaseline: { Workloads.notificationCenterFanout($0, observers: 1, others: 0) }),
+            Workload(name: "sync.fanout10", herald: "inline, 10 subscribers + 1,000 elsewhere",
+                     baseline: "NotificationCenter, same", target: 5, events: 10_000 * scale,
+                     runHerald: { try Workloads.heraldSyncFanout($0, subscribers: 10, others: 1_000) },
+                     runBaseline: { Workloads.notificationCenterFanout($0, observers: 10, others: 1_000) }),
+            Workload(name: "async.fanout1", herald: "queued, 1 subscriber", baseline: "AsyncStream, 1 consumer",
+                     target: 10, events: 50_000 * scale,
+                     runHerald: { try await Workloads.heraldQueuedFanout($0, subscribers: 1) },
+                     runBaseline: { try await Workloads.asyncStreamFanout($0, consumers: 1) }),
+            Workload(name: "async.fanout10", herald: "queued, 10 subscribers", baseline: "10 AsyncStreams",
+                     target: 10, events: 10_000 * scale,
+                     runHerald: { try await Workloads.heraldQueuedFanout($0, subscribers: 10) },
+                     runBaseline: { try await Workloads.asyncStreamFanout($0, consumers: 10) }),
+            Workload(name: "async.message", herald: "queued, 1 subscriber", baseline: "NotificationCenter.AsyncMessage",
+                     target: 100, events: 10_000 * scale,
+                     runHerald: { try await Workloads.heraldQueuedFanout($0, subscribers: 1) },
+                     runBaseline: { try await Workloads.asyncMessage($0 / 10) }),
+            Workload(name: "route.wildcard", herald: "1,000 non-matching patterns + 1", baseline: "Herald, the 1 alone",
+                     target: 0.8, events: 50_000 * scale,
+                     runHerald: { try Workloads.heraldWildcard($0, nonMatching: 1_000) },
+                     runBaseline: { try Workloads.heraldWildcard($0, nonMatching: 0) }),
+        ].filter { filter == nil || $0.name.hasPrefix(filter!) }
+
+        var rows: [Row] = []
+        for workload in workloads {
+            do {
+                // Alternate the two sides and keep each side's best round, so a noisy neighbour
+                // hurts both sides alike.
+                var herald = 0.0, baseline = 0.0
+                for _ in 0..<rounds {
+                    if side != "baseline" { herald = max(herald, try await workload.runHerald(workload.events)) }
+                    if side != "herald" { baseline = max(baseline, try await workload.runBaseline(workload.events)) }
+                }
+                rows.append(Row(name: workload.name, herald: herald, baseline: baseline,
+                                ratio: herald / baseline, target: workload.target))
+            } catch {
+                fail("\(workload.name): \(error)")
+            }
+        }
+        if json {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+            let data = (try? encoder.encode(rows)) ?? Data()
+            print(String(decoding: data, as: UTF8.self))
+            return
+        }
+        print(pad("workload", 16) + pad("Herald /s", 14) + pad("baseline /s", 14) + pad("ratio", 10) + pad("target", 8) + "")
+        for row in rows {
+            let met = row.ratio >= row.target ? "" : "  (below target)"
+            print(pad(row.name, 16) + pad(format(row.herald), 14) + pad(format(row.baseline), 14)
+                  + pad(String(format: "%.1fx", row.ratio), 10) + pad(String(format: "≥ %g", row.target), 8) + met)
+        }
+        if quick { print("(quick mode: short runs, rough numbers)") }
+    }
+
+    static func format(_ rate: Double) -> String {
+        rate >= 1e6 ? String(format: "%.2f M", rate / 1e6) : String(format: "%.1f k", rate / 1e3)
+    }
+
+    static func pad(_ text: String, _ width: Int) -> String {
+        text.count >= width ? text + " " : text + String(repeating: " ", count: width - text.count)
+    }
+
+    static func fail(_ message: String) -> Never {
+        FileHandle.standardError.write(Data("herald-bench: \(message)\n".utf8))
+        exit(2)
+    }
+}

@@ -1,0 +1,172 @@
+import Foundation
+import Herald
+import Synchronization
+
+/// The event every workload publishes.
+struct Ping: Event {
+    static let topic: Topic = "bench.ping"
+    var topic: Topic { Self.topic }
+    var value: Int
+}
+
+/// An event on a topic of its own, for subscriptions that must not match.
+struct Other: Event {
+    let topic: Topic
+}
+
+/// A counter the handlers bump. `@unchecked Sendable`: inline handlers run on the single
+/// publishing thread; queued ones use `Atomic`.
+final class Counter: @unchecked Sendable {
+    var value = 0
+}
+
+final class AtomicCounter: Sendable {
+    let value = Atomic<Int>(0)
+}
+
+final class MessageSubject: Sendable {}
+
+struct PingMessage: NotificationCenter.AsyncMessage {
+    typealias Subject = MessageSubject
+    var value: Int
+}
+
+/// Each workload returns events per second for Herald and for its baseline.
+enum Workloads {
+    static let pingName = Notification.Name("bench.ping")
+
+    // MARK: sync
+
+    static func heraldSyncFanout(_ n: Int, subscribers: Int, others: Int) throws -> Double {
+        let bus = EventBus()
+        let counter = Counter()
+        var tokens: [Subscription] = []
+        for i in 0..<others {
+            tokens.append(try bus.subscribe(to: Other.self, on: TopicPattern(validating: "other.\(i)")) { _ in counter.value += 1 })
+        }
+        for _ in 0..<subscribers {
+            tokens.append(try bus.subscribe(to: Ping.self) { event in counter.value &+= event.value })
+        }
+        let start = ContinuousClock.now
+        for i in 0..<n { try bus.post(Ping(value: i & 1)) }
+        let elapsed = ContinuousClock.now - start
+        withExtendedLifetime(tokens) {}
+        return rate(n, elapsed)
+    }
+
+    static func notificationCenterFanout(_ n: Int, observers: Int, others: Int) -> Double {
+        let center = NotificationCenter()
+        let counter = Counter()
+        var tokens: [any NSObjectProtocol] = []
+        for i in 0..<others {
+            tokens.append(center.addObserver(forName: Notification.Name("other.\(i)"), object: nil, queue: nil) { _ in counter.value += 1 })
+        }
+        for _ in 0..<observers {
+            tokens.append(center.addObserver(forName: pingName, object: nil, queue: nil) { note in
+                counter.value &+= (note.userInfo?["value"] as? Int) ?? 0
+            })
+        }
+        let start = ContinuousClock.now
+        for i in 0..<n { center.post(name: pingName, object: nil, userInfo: ["value": i & 1]) }
+        let elapsed = ContinuousClock.now - start
+        for token in tokens { center.removeObserver(token) }
+        return rate(n, elapsed)
+    }
+
+    // MARK: async
+
+    static func heraldQueuedFanout(_ n: Int, subscribers: Int) async throws -> Double {
+        let bus = EventBus()
+        let counter = AtomicCounter()
+        var tokens: [Subscription] = []
+        for _ in 0..<subscribers {
+            tokens.append(try bus.subscribe(to: Ping.self, delivery: .queued(capacity: 4096)) { event in
+                counter.value.add(event.value, ordering: .relaxed)
+            })
+        }
+        let start = ContinuousClock.now
+        for i in 0..<n { try await bus.publish(Ping(value: i & 1)) }
+        let report = await bus.shutdown(timeout: .seconds(60))
+        let elapsed = ContinuousClock.now - start
+        guard report.drained, counter.value.load(ordering: .relaxed) == subscribers * (n / 2) else {
+            throw BenchmarkError.lostEvents("queued fanout: \(counter.value.load(ordering: .relaxed)) of \(subscribers * (n / 2))")
+        }
+        withExtendedLifetime(tokens) {}
+        return rate(n, elapsed)
+    }
+
+    static func asyncStreamFanout(_ n: Int, consumers: Int) async throws -> Double {
+        var continuations: [AsyncStream<Int>.Continuation] = []
+        var tasks: [Task<Int, Never>] = []
+        for _ in 0..<consumers {
+            let (stream, continuation) = AsyncStream<Int>.makeStream(bufferingPolicy: .unbounded)
+            continuations.append(continuation)
+            tasks.append(Task {
+                var sum = 0
+                for await value in stream { sum &+= value }
+                return sum
+            })
+        }
+        let start = ContinuousClock.now
+        for i in 0..<n {
+            for continuation in continuations { continuation.yield(i & 1) }
+        }
+        for continuation in continuations { continuation.finish() }
+        var total = 0
+        for task in tasks { total += await task.value }
+        let elapsed = ContinuousClock.now - start
+        guard total == consumers * (n / 2) else { throw BenchmarkError.lostEvents("AsyncStream: \(total)") }
+        return rate(n, elapsed)
+    }
+
+    static func asyncMessage(_ n: Int) async throws -> Double {
+        let center = NotificationCenter()
+        let subject = MessageSubject()
+        let counter = AtomicCounter()
+        let (done, finish) = AsyncStream<Void>.makeStream()
+        let token = center.addObserver(of: subject, for: PingMessage.self) { message in
+            if counter.value.add(1, ordering: .relaxed).newValue == n { finish.yield() }
+        }
+        let start = ContinuousClock.now
+        for i in 0..<n { center.post(PingMessage(value: i), subject: subject) }
+        for await _ in done { break }
+        let elapsed = ContinuousClock.now - start
+        center.removeObserver(token)
+        return rate(n, elapsed)
+    }
+
+    // MARK: routing
+
+    static func heraldWildcard(_ n: Int, nonMatching: Int) throws -> Double {
+        let bus = EventBus()
+        let counter = Counter()
+        var tokens: [Subscription] = []
+        for i in 0..<nonMatching {
+            tokens.append(try bus.subscribe(matching: TopicPattern(validating: "loader.\(i).*")) { _ in counter.value += 1 })
+        }
+        tokens.append(try bus.subscribe(matching: "bench.*") { envelope in counter.value &+= envelope.sequence == 0 ? 1 : 0 })
+        let start = ContinuousClock.now
+        for i in 0..<n { try bus.post(Ping(value: i)) }
+        let elapsed = ContinuousClock.now - start
+        withExtendedLifetime(tokens) {}
+        return rate(n, elapsed)
+    }
+
+    static func rate(_ n: Int, _ elapsed: Duration) -> Double {
+        Double(n) / max(elapsed.seconds, 1e-9)
+    }
+}
+
+enum BenchmarkError: Error, CustomStringConvertible {
+    case lostEvents(String)
+    var description: String {
+        switch self { case .lostEvents(let what): "events lost: \(what)" }
+    }
+}
+
+extension Duration {
+    var seconds: Double {
+        let (s, atto) = components
+        return Double(s) + Double(atto) / 1e18
+    }
+}

@@ -1,0 +1,275 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import Synchronization
+
+// The publish path is `@inlinable` so that it is specialised for each event type in the
+// caller's module: unspecialised, every publish paid for runtime generic-metadata lookups.
+// What it touches is `@usableFromInline`; the locked part (`claim`) is not generic and stays
+// opaque.
+
+/// What the locked step of a publish hands back.
+@usableFromInline
+struct Claim: Sendable {
+    @usableFromInline let sequence: UInt64
+    @usableFromInline let slot: Unmanaged<TopicSlot>
+    @usableFromInline let route: Route
+    @usableFromInline let header: EnvelopeHeader?
+}
+
+/// One event on its way to its subscribers.
+@usableFromInline
+struct Publication<E: Event>: Sendable {
+    @usableFromInline let event: E
+    @usableFromInline let topic: Topic
+    @usableFromInline let sender: Sender?
+    @usableFromInline let sequence: UInt64
+    @usableFromInline let correlation: EventID?
+    @usableFromInline let slot: Unmanaged<TopicSlot>
+    /// Made on first use: subscribers that take the bare value need no timestamp.
+    @usableFromInline var header: EnvelopeHeader?
+
+    @inlinable
+    init(event: E, topic: Topic, sender: Sender?, correlation: EventID?, claim: Claim) {
+        self.event = event
+        self.topic = topic
+        self.sender = sender
+        self.sequence = claim.sequence
+        self.correlation = correlation
+        self.slot = claim.slot
+        self.header = claim.header
+    }
+
+    @inlinable
+    mutating func envelopeHeader(_ core: BusCore) -> EnvelopeHeader {
+        if let header { return header }
+        let made = core.makeHeader(topic: topic, sender: sender, sequence: sequence, correlation: correlation)
+        header = made
+        return made
+    }
+
+    @inlinable
+    var item: MailboxItem<E> { MailboxItem(payload: event, slot: slot, sequence: sequence) }
+}
+
+extension BusCore {
+    @usableFromInline
+    func makeHeader(topic: Topic, sender: Sender?, sequence: UInt64, correlation: EventID?,
+                    timestamp: Date? = nil) -> EnvelopeHeader {
+        let id = eventID(sequence)
+        return EnvelopeHeader(topic: topic, sender: sender, id: id, correlationID: correlation ?? id,
+                              timestamp: timestamp ?? now())
+    }
+
+    /// Numbers the event and finds its route, under the lock; stores it when retained.
+    @usableFromInline
+    func claim(_ topic: Topic, eventType type: ObjectIdentifier, sender: Sender?, correlation: EventID?,
+               isInternal: Bool, retention: Retention,
+               retained: ((EnvelopeHeader) -> Envelope<any Event>)?) throws(EventBusError) -> Claim {
+        guard topic.isValid else {
+            throw topic.validationError() ?? .invalidTopic(topic.name, reason: "invalid")
+        }
+        let stamp = retained == nil ? nil : now()
+        return try state.withLock { s throws(EventBusError) in
+            guard s.phase == .running || (isInternal && s.phase == .draining) else {
+                throw .shutDown("publishing on \(topic)")
+            }
+            s.sequence &+= 1
+            let slot = s.slot(for: topic)
+            slot.published &+= 1
+            var header: EnvelopeHeader?
+            if let retained, let stamp {
+                let made = makeHeader(topic: topic, sender: sender, sequence: s.sequence,
+                                      correlation: correlation, timestamp: stamp)
+                header = made
+                let expires = retention.timeToLive.map { stamp.addingTimeInterval($0.timeInterval) }
+                s.retained[topic.index] = RetainedEvent(envelope: retained(made), eventType: type, expires: expires)
+            }
+            return Claim(sequence: s.sequence, slot: .passUnretained(slot),
+                         route: s.route(slot, eventType: type), header: header)
+        }
+    }
+
+    @inlinable
+    func claim<E: Event>(_ event: E, sender: Sender?, correlation: EventID?, retention: Retention,
+                         isInternal: Bool) throws(EventBusError) -> (Publication<E>, Route) {
+        let topic = event.topic
+        let claim = try claim(topic, eventType: ObjectIdentifier(E.self), sender: sender, correlation: correlation,
+                              isInternal: isInternal, retention: retention,
+                              retained: retention.enabled ? { Envelope($0, event: event as any Event) } : nil)
+        return (Publication(event: event, topic: topic, sender: sender, correlation: correlation, claim: claim),
+                claim.route)
+    }
+
+    /// Synchronous publish: routes, then delivers before returning. Never waits: a full
+    /// `.wait` mailbox takes the event beyond its capacity.
+    @inlinable
+    func post<E: Event>(_ event: E, sender: Sender?, correlation: EventID?, retention: Retention,
+                        isInternal: Bool) throws(EventBusError) -> UInt64 {
+        var (publication, route) = try claim(event, sender: sender, correlation: correlation,
+                                             retention: retention, isInternal: isInternal)
+        let sequence = publication.sequence
+        if route.subscribers.isEmpty {
+            if configuration.deadLetters { deadLetter(&publication) }
+            return sequence
+        }
+        // A publish from inside a handler joins the frame of the delivery that is running, so
+        // it reaches every subscriber after the event being delivered.
+        if openFrames.load(ordering: .relaxed) > 0, let frame = currentFrame() {
+            let deferred = publication
+            let deferredRoute = route
+            if frame.defer({ var publication = deferred; _ = self.deliver(&publication, route: deferredRoute, from: 0, mayExceed: true) }) {
+                return sequence
+            }
+        }
+        if route.needsFrame {
+            _ = inFrame { deliver(&publication, route: route, from: 0, mayExceed: true) }
+        } else {
+            _ = deliver(&publication, route: route, from: 0, mayExceed: true)
+        }
+        return sequence
+    }
+
+    /// Asynchronous publish: like ``post``, but waits for room in full `.wait` mailboxes.
+    @inlinable
+    func publish<E: Event>(_ event: E, sender: Sender?, correlation: EventID?, retention: Retention)
+        async throws(EventBusError) -> UInt64
+    {
+        var (publication, route) = try claim(event, sender: sender, correlation: correlation,
+                                             retention: retention, isInternal: false)
+        let sequence = publication.sequence
+        if route.subscribers.isEmpty {
+            if configuration.deadLetters { deadLetter(&publication) }
+            return sequence
+        }
+        var next = 0
+        while true {
+            let blocked: Int?
+            if route.needsFrame {
+                let from = next
+                blocked = inFrame { deliver(&publication, route: route, from: from, mayExceed: Task.isCancelled) }
+            } else {
+                blocked = deliver(&publication, route: route, from: next, mayExceed: Task.isCancelled)
+            }
+            guard let blocked, let mailbox = route.subscribers[blocked].mailbox else { return sequence }
+            await mailbox.waitForSpace()
+            next = blocked
+        }
+    }
+
+    /// The dispatch frame open on this thread for this bus, if any.
+    @usableFromInline
+    func currentFrame() -> DispatchFrame? {
+        guard let frame = DispatchFrame.current, frame.core === self else { return nil }
+        return frame
+    }
+
+    /// Runs `body` with a dispatch frame open, then delivers what handlers published meanwhile.
+    @usableFromInline
+    func inFrame(_ body: () -> Int?) -> Int? {
+        openFrames.add(1, ordering: .relaxed)
+        defer { openFrames.subtract(1, ordering: .relaxed) }
+        let frame = DispatchFrame(core: self)
+        return DispatchFrame.$current.withValue(frame) {
+            let result = body()
+            frame.runDeferred()
+            return result
+        }
+    }
+
+    /// Delivers to `route.subscribers[start...]` in order. Returns the index of a subscriber
+    /// whose `.wait` mailbox was full (only when `mayExceed` is false), or nil when done.
+    @inlinable
+    func deliver<E: Event>(_ p: inout Publication<E>, route: Route, from start: Int, mayExceed: Bool) -> Int? {
+        let subscribers = route.subscribers
+        var delivered = 0
+        var drops: [(SubscriberRecord, Int, Int)] = []
+        var blocked: Int?
+        var index = start
+        while index < subscribers.count {
+            let record = subscribers[index]
+            index += 1
+            if let wanted = record.sender, wanted != p.sender { continue }
+            guard record.isActive else { continue }
+            let outcome: OfferOutcome
+            switch record.target {
+            case .inlineValue(let handler):
+                do {
+                    try unsafeDowncast(handler, to: InlineHandler<E>.self).body(p.event)
+                    record.delivered.add(1, ordering: .relaxed)
+                    delivered += 1
+                } catch {
+                    reportFailure(record, slot: p.slot, sequence: p.sequence, error: error)
+                }
+                continue
+            case .inlineEnvelope(let handler):
+                do {
+                    try unsafeDowncast(handler, to: InlineHandler<Envelope<E>>.self)
+                        .body(Envelope(p.envelopeHeader(self), event: p.event))
+                    record.delivered.add(1, ordering: .relaxed)
+                    delivered += 1
+                } catch {
+                    reportFailure(record, slot: p.slot, sequence: p.sequence, error: error)
+                }
+                continue
+            case .inlineAny(let handler):
+                do {
+                    try unsafeDowncast(handler, to: InlineHandler<Envelope<any Event>>.self)
+                        .body(Envelope(p.envelopeHeader(self), event: p.event as any Event))
+                    record.delivered.add(1, ordering: .relaxed)
+                    delivered += 1
+                } catch {
+                    reportFailure(record, slot: p.slot, sequence: p.sequence, error: error)
+                }
+                continue
+            case .queuedValue(let mailbox):
+                outcome = unsafeDowncast(mailbox, to: Mailbox<E>.self).offer(p.item, mayExceed: mayExceed)
+            case .queuedEnvelope(let mailbox):
+                let item = MailboxItem(payload: Envelope(p.envelopeHeader(self), event: p.event),
+                                       slot: p.slot, sequence: p.sequence)
+                outcome = unsafeDowncast(mailbox, to: Mailbox<Envelope<E>>.self).offer(item, mayExceed: mayExceed)
+            case .queuedAny(let mailbox):
+                let item = MailboxItem(payload: Envelope(p.envelopeHeader(self), event: p.event as any Event),
+                                       slot: p.slot, sequence: p.sequence)
+                outcome = unsafeDowncast(mailbox, to: Mailbox<Envelope<any Event>>.self).offer(item, mayExceed: mayExceed)
+            }
+            // A queued event counts as delivered when its subscriber's task hands it over.
+            switch outcome {
+            case .accepted, .closed:
+                break
+            case .full:
+                blocked = index - 1
+                index = subscribers.count
+            case .dropped(let slot, _, let report, let total):
+                slot.takeUnretainedValue().dropped.add(1, ordering: .relaxed)
+                if report > 0 { drops.append((record, report, total)) }
+            }
+        }
+        if delivered > 0 { p.slot.takeUnretainedValue().delivered.add(delivered, ordering: .relaxed) }
+        for (record, count, total) in drops {
+            reportDrops(record, count: count, total: total)
+        }
+        return blocked
+    }
+
+    /// Publishes `bus.deadletter` for an event nobody subscribed to.
+    @usableFromInline
+    func deadLetter<E: Event>(_ p: inout Publication<E>) {
+        guard E.self != DeadLetter.self else { return }
+        let header = p.envelopeHeader(self)
+        let json = (try? JSONEncoder().encode(p.event)).flatMap { String(data: $0, encoding: .utf8) } ?? ""
+        let letter = DeadLetter(eventTopic: p.topic, eventID: header.id, sender: p.sender,
+                                eventType: String(reflecting: E.self), json: json)
+        _ = try? post(letter, sender: nil, correlation: header.correlationID, retention: .none, isInternal: true)
+    }
+}
+
+extension Duration {
+    /// Seconds as a floating-point value.
+    var timeInterval: Double {
+        let (seconds, attoseconds) = components
+        return Double(seconds) + Double(attoseconds) / 1e18
+    }
+}

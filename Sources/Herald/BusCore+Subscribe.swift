@@ -1,0 +1,171 @@
+import Synchronization
+
+/// How a subscription's events reach it.
+enum Consumer<Payload: Sendable>: Sendable {
+    case inline(@Sendable (Payload) throws -> Void)
+    case queued(@Sendable (Payload) throws -> Void)
+    case mainActor(@MainActor @Sendable (Payload) throws -> Void)
+    /// An ``EventStream`` iterates the mailbox itself.
+    case stream
+}
+
+/// What a subscription receives: the event, `Envelope<E>`, or `Envelope<any Event>`.
+enum Shape { case value, envelope, anyEnvelope }
+
+/// Everything `subscribe` needs besides the consumer.
+struct SubscriptionRequest {
+    var shape: Shape
+    var eventType: ObjectIdentifier?
+    var eventTypeName: String?
+    var pattern: TopicPattern?
+    var sender: Sender?
+    var name: String?
+    var delivery: Delivery
+}
+
+extension BusCore {
+    /// Registers a subscription. It is live when this returns: retained events it matches are
+    /// already delivered (inline) or first in its mailbox (queued).
+    func subscribe<Payload: Sendable>(
+        _ request: SubscriptionRequest,
+        consumer: Consumer<Payload>,
+        convert: (Envelope<any Event>) -> Payload?
+    ) throws(EventBusError) -> (Subscription, Mailbox<Payload>?) {
+        let tokens = try request.pattern.map { pattern throws(EventBusError) in try pattern.validTokens() }
+        let target: SubscriberRecord.Target
+        var mailbox: Mailbox<Payload>?
+        switch (consumer, request.delivery.mode) {
+        case (.inline(let handler), .inline):
+            let object = InlineHandler(handler)
+            switch request.shape {
+            case .value: target = .inlineValue(object)
+            case .envelope: target = .inlineEnvelope(object)
+            case .anyEnvelope: target = .inlineAny(object)
+            }
+        default:
+            var capacity = 1024
+            var overflow = OverflowPolicy.wait
+            if case .queued(let c, let o) = request.delivery.mode { (capacity, overflow) = (c, o) }
+            guard capacity >= 1 else {
+                throw .invalidOption("mailbox capacity must be at least 1, got \(capacity)")
+            }
+            let box = Mailbox<Payload>(capacity: capacity, overflow: overflow)
+            mailbox = box
+            switch request.shape {
+            case .value: target = .queuedValue(box)
+            case .envelope: target = .queuedEnvelope(box)
+            case .anyEnvelope: target = .queuedAny(box)
+            }
+        }
+
+        let now = self.now()
+        let (record, replay) = try state.withLock { s throws(EventBusError) -> (SubscriberRecord, [(Payload, Unmanaged<TopicSlot>, UInt64)]) in
+            guard s.phase == .running else { throw .shutDown("subscribing") }
+            s.nextSubscriptionID += 1
+            let id = s.nextSubscriptionID
+            let what = request.pattern?.pattern ?? request.eventTypeName ?? "subscription"
+            let record = SubscriberRecord(
+                id: id, name: request.name ?? "\(what)#\(id)", pattern: request.pattern, patternTokens: tokens,
+                eventType: request.eventType, eventTypeName: request.eventTypeName, sender: request.sender,
+                delivery: request.delivery, target: target, mailbox: mailbox)
+            s.register(record)
+            var replay: [(Payload, Unmanaged<TopicSlot>, UInt64)] = []
+            for retained in s.retainedEvents(for: record, now: now) {
+                guard let payload = convert(retained.envelope) else { continue }
+                let slot = Unmanaged.passUnretained(s.slot(for: retained.envelope.topic))
+                if let mailbox {
+                    // Under the bus lock, so no live event can get in first.
+                    _ = mailbox.offer(MailboxItem(payload: payload, slot: slot, sequence: retained.envelope.sequence),
+                                      mayExceed: true)
+                } else {
+                    replay.append((payload, slot, retained.envelope.sequence))
+                }
+            }
+            return (record, replay)
+        }
+
+        switch consumer {
+        case .inline(let handler):
+            for (payload, slot, sequence) in replay where record.isActive {
+                do {
+                    try handler(payload)
+                    record.delivered.add(1, ordering: .relaxed)
+                    slot.takeUnretainedValue().delivered.add(1, ordering: .relaxed)
+                } catch {
+                    reportFailure(record, slot: slot, sequence: sequence, error: error)
+                }
+            }
+        case .queued(let handler):
+            if let mailbox {
+                Task.detached { [self] in await self.consume(mailbox, record: record, handler: handler) }
+            }
+        case .mainActor(let handler):
+            if let mailbox {
+                Task.detached { [self] in await self.consumeOnMainActor(mailbox, record: record, handler: handler) }
+            }
+        case .stream:
+            break
+        }
+        return (Subscription(core: self, record: record), mailbox)
+    }
+
+    @MainActor
+    func consumeOnMainActor<Payload: Sendable>(
+        _ mailbox: Mailbox<Payload>, record: SubscriberRecord, handler: @MainActor @Sendable (Payload) throws -> Void
+    ) async {
+        await consume(mailbox, record: record, handler: handler)
+    }
+
+    /// A queued subscription's task: takes batches and hands each event to the handler, on the
+    /// caller's isolation (the main actor for main-actor delivery).
+    func consume<Payload: Sendable>(
+        _ mailbox: Mailbox<Payload>,
+        record: SubscriberRecord,
+        isolation: isolated (any Actor)? = #isolation,
+        handler: (Payload) throws -> Void
+    ) async {
+        var batch = ContiguousArray<MailboxItem<Payload>>()
+        while let taken = await mailbox.nextBatch(&batch) {
+            reportDrops(record, count: taken.dropsToReport, total: taken.droppedTotal)
+            var delivered = 0
+            var run = DeliveryRun()
+            var index = taken.start
+            while index < batch.count, record.isActive {
+                let item = batch[index]
+                index += 1
+                do {
+                    try handler(item.payload)
+                    delivered += 1
+                    run.count(item.slot)
+                } catch {
+                    reportFailure(record, slot: item.slot, sequence: item.sequence, error: error)
+                }
+            }
+            run.flush()
+            record.delivered.add(delivered, ordering: .relaxed)
+        }
+    }
+}
+
+/// Counts deliveries per topic in runs, so a batch of one topic costs one atomic add.
+struct DeliveryRun {
+    private var slot: Unmanaged<TopicSlot>?
+    private var length = 0
+
+    mutating func count(_ next: Unmanaged<TopicSlot>) {
+        if let slot, slot.toOpaque() == next.toOpaque() {
+            length += 1
+            return
+        }
+        flush()
+        slot = next
+        length = 1
+    }
+
+    mutating func flush() {
+        if let slot, length > 0 {
+            slot.takeUnretainedValue().delivered.add(length, ordering: .relaxed)
+        }
+        length = 0
+    }
+}

@@ -1,0 +1,170 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import Synchronization
+
+/// An event kept for late subscribers.
+struct RetainedEvent: Sendable {
+    let envelope: Envelope<any Event>
+    let eventType: ObjectIdentifier
+    let expires: Date?
+}
+
+/// The bus's shared state, behind one lock. Publishing takes the lock once, briefly, to number
+/// the event and fetch its route; handlers always run outside it.
+struct BusState {
+    enum Phase { case running, draining, stopped }
+
+    var phase = Phase.running
+    var sequence: UInt64 = 0
+    /// Bumped on every subscribe and cancel; cached routes of older generations are rebuilt.
+    var generation: UInt64 = 0
+    var nextSubscriptionID: UInt64 = 0
+    var trie = PatternTrie()
+    /// Type subscriptions without a pattern, by event type.
+    var typed: [ObjectIdentifier: [SubscriberRecord]] = [:]
+    var records: [UInt64: SubscriberRecord] = [:]
+    /// Topic slots by the topic's intern index.
+    var slots = ContiguousArray<TopicSlot?>()
+    var retained: [Int32: RetainedEvent] = [:]
+
+    mutating func slot(for topic: Topic) -> TopicSlot {
+        let index = Int(topic.index)
+        if index < slots.count, let slot = slots[index] { return slot }
+        if index >= slots.count {
+            slots.append(contentsOf: repeatElement(nil, count: index - slots.count + 1))
+        }
+        let slot = TopicSlot(topic: topic)
+        slots[index] = slot
+        return slot
+    }
+
+    /// The route of events of `type` on `slot`'s topic, from the cache or rebuilt from the indexes.
+    mutating func route(_ slot: TopicSlot, eventType type: ObjectIdentifier) -> Route {
+        for (offset, cached) in slot.routes.enumerated() where cached.eventType == type {
+            if cached.generation == generation { return cached.route }
+            let route = buildRoute(slot, eventType: type)
+            slot.routes[offset] = .init(eventType: type, generation: generation, route: route)
+            return route
+        }
+        let route = buildRoute(slot, eventType: type)
+        slot.routes.append(.init(eventType: type, generation: generation, route: route))
+        return route
+    }
+
+    private func buildRoute(_ slot: TopicSlot, eventType type: ObjectIdentifier) -> Route {
+        var matched: [SubscriberRecord] = []
+        trie.match(slot.tokens, into: &matched)
+        matched.removeAll { !$0.accepts(eventType: type) }
+        matched.append(contentsOf: typed[type] ?? [])
+        if matched.isEmpty { return .empty }
+        matched.sort { $0.id < $1.id }
+        return Route(ContiguousArray(matched))
+    }
+
+    mutating func register(_ record: SubscriberRecord) {
+        if let tokens = record.patternTokens {
+            trie.insert(record, tokens: tokens)
+        } else if let type = record.eventType {
+            typed[type, default: []].append(record)
+        }
+        records[record.id] = record
+        generation &+= 1
+    }
+
+    mutating func unregister(id: UInt64) -> SubscriberRecord? {
+        guard let record = records.removeValue(forKey: id) else { return nil }
+        if let tokens = record.patternTokens {
+            trie.remove(id: id, tokens: tokens)
+        } else if let type = record.eventType {
+            typed[type]?.removeAll { $0.id == id }
+            if typed[type]?.isEmpty == true { typed[type] = nil }
+        }
+        generation &+= 1
+        // Cached routes would keep the record, and what its handler captures, alive until the
+        // topic is next published; forget them now.
+        for case let slot? in slots where !slot.routes.isEmpty {
+            slot.routes.removeAll()
+        }
+        return record
+    }
+
+    /// Retained events a new subscription should see, oldest first; forgets expired ones.
+    mutating func retainedEvents(for record: SubscriberRecord, now: Date) -> [RetainedEvent] {
+        guard !retained.isEmpty else { return [] }
+        var result: [RetainedEvent] = []
+        for (key, entry) in retained {
+            if let expires = entry.expires, expires <= now {
+                retained[key] = nil
+                continue
+            }
+            guard record.accepts(eventType: entry.eventType) else { continue }
+            if let sender = record.sender, sender != entry.envelope.sender { continue }
+            if let pattern = record.pattern, !pattern.matches(entry.envelope.topic) { continue }
+            result.append(entry)
+        }
+        return result.sorted { $0.envelope.sequence < $1.envelope.sequence }
+    }
+}
+
+/// The bus's machinery. ``EventBus`` is its public face; subscriptions and consumer tasks hold
+/// the core, so it outlives the last of them.
+@usableFromInline final class BusCore: Sendable {
+    @usableFromInline let id = UUID()
+    @usableFromInline let configuration: EventBus.Configuration
+    let state = Mutex(BusState())
+    /// How many dispatch frames are open on this bus, so a publish outside any frame skips the
+    /// task-local lookup.
+    @usableFromInline let openFrames = Atomic<Int>(0)
+
+    init(configuration: EventBus.Configuration) {
+        self.configuration = configuration
+    }
+
+    @usableFromInline func now() -> Date { configuration.clock() }
+
+    @usableFromInline func eventID(_ sequence: UInt64) -> EventID { EventID(bus: id, sequence: sequence) }
+
+    /// Ends a subscription: no handler call starts after this returns; waiting events are discarded.
+    func cancel(id: UInt64) {
+        let record = state.withLock { $0.unregister(id: id) }
+        guard let record else { return }
+        record.active.store(false, ordering: .relaxed)
+        record.mailbox?.close()
+    }
+
+    /// Counts a handler failure and publishes `bus.subscriber.failed`, unless the failing event
+    /// was itself a failure report.
+    @usableFromInline func reportFailure(_ record: SubscriberRecord, slot: Unmanaged<TopicSlot>, sequence: UInt64, error: any Error) {
+        record.failed.add(1, ordering: .relaxed)
+        let topic = slot.takeUnretainedValue().topic
+        slot.takeUnretainedValue().failed.add(1, ordering: .relaxed)
+        guard topic != SubscriberFailed.topic else { return }
+        let report = SubscriberFailed(subscription: record.name, subscriptionID: record.id,
+                                      eventTopic: topic, eventSequence: sequence, error: "\(error)")
+        _ = try? post(report, sender: nil, correlation: nil, retention: .none, isInternal: true)
+    }
+
+    /// Publishes `bus.dropped` for a subscription's drops.
+    @usableFromInline func reportDrops(_ record: SubscriberRecord, count: Int, total: Int) {
+        guard count > 0 else { return }
+        let policy: OverflowPolicy
+        if case .queued(_, let overflow) = record.delivery.mode { policy = overflow } else { policy = .wait }
+        let report = EventsDropped(subscription: record.name, subscriptionID: record.id,
+                                   policy: policy, count: count, total: total)
+        _ = try? post(report, sender: nil, correlation: nil, retention: .none, isInternal: true)
+    }
+
+    /// Ends everything at once (the bus object went away): discards waiting events.
+    func terminate() {
+        let records = state.withLock { s -> [SubscriberRecord] in
+            s.phase = .stopped
+            return Array(s.records.values)
+        }
+        for record in records {
+            record.mailbox?.close()
+        }
+    }
+}

@@ -1,1 +1,0 @@
-// The bus lives here.

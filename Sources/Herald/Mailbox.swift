@@ -1,0 +1,263 @@
+import Synchronization
+
+/// One event waiting in a mailbox, with what the bus needs to account for it.
+@usableFromInline struct MailboxItem<Payload: Sendable>: Sendable {
+    @usableFromInline var payload: Payload
+    /// The topic's slot. Slots live as long as the bus core, which every mailbox user holds.
+    @usableFromInline var slot: Unmanaged<TopicSlot>
+    @usableFromInline var sequence: UInt64
+
+    @inlinable
+    init(payload: Payload, slot: Unmanaged<TopicSlot>, sequence: UInt64) {
+        self.payload = payload
+        self.slot = slot
+        self.sequence = sequence
+    }
+}
+
+/// What happened to an offered event.
+@usableFromInline enum OfferOutcome {
+    case accepted
+    /// The mailbox is full and the policy is `.wait`: the caller may wait for room.
+    case full
+    /// The subscription ended; the event was not taken.
+    case closed
+    /// An event was dropped under the overflow policy: the arriving one (`dropNewest`) or the
+    /// oldest waiting one (`dropOldest`), whose topic slot is given. `report` is the number of
+    /// drops to report now (0 when a report is already pending).
+    /// `accepted` says whether the offered event went in (it did under `dropOldest`).
+    case dropped(slot: Unmanaged<TopicSlot>, accepted: Bool, report: Int, total: Int)
+}
+
+/// The type-erased face of a mailbox, for stats and shutdown.
+@usableFromInline protocol MailboxControl: AnyObject, Sendable {
+    var snapshot: MailboxSnapshot { get }
+    /// Stop taking events from publishers after the waiting ones are delivered.
+    func finish()
+    /// End now: discard waiting events (returned count) and wake everyone.
+    @discardableResult func close() -> Int
+    /// Returns when the consumer has taken every event after `finish()`, or the mailbox closed.
+    func waitUntilDrained() async
+    /// Returns when there is room (or the mailbox closed, or the task is cancelled).
+    func waitForSpace() async
+}
+
+@usableFromInline
+struct MailboxSnapshot: Sendable {
+    var depth: Int
+    var highWaterMark: Int
+    var dropped: Int
+}
+
+/// A subscription's bounded queue, drained in batches by one consumer (a task or an iterator).
+///
+/// A lock around a state struct: publishers append under the lock and wake the consumer if it
+/// sleeps; the consumer swaps the whole buffer out under the lock, so it pays one lock per batch
+/// rather than per event.
+@usableFromInline final class Mailbox<Payload: Sendable>: MailboxControl {
+    @usableFromInline typealias Item = MailboxItem<Payload>
+
+    enum Phase { case open, finishing, closed }
+
+    struct State {
+        var buffer = ContiguousArray<Item>()
+        /// Items before `head` were dropped by `dropOldest` and are skipped.
+        var head = 0
+        var phase = Phase.open
+        var consumer: UnsafeContinuation<Void, Never>?
+        var producers: [(id: UInt64, continuation: UnsafeContinuation<Void, Never>)] = []
+        var nextProducerID: UInt64 = 0
+        var drainWaiters: [UnsafeContinuation<Void, Never>] = []
+        var consumerDone = false
+        var highWaterMark = 0
+        var dropped = 0
+        var unreportedDrops = 0
+        var reportPending = false
+
+        var depth: Int { buffer.count - head }
+
+        mutating func takeProducers() -> [UnsafeContinuation<Void, Never>] {
+            guard !producers.isEmpty else { return [] }
+            defer { producers.removeAll(keepingCapacity: true) }
+            return producers.map(\.continuation)
+        }
+    }
+
+    let capacity: Int
+    let overflow: OverflowPolicy
+    private let state = Mutex(State())
+
+    init(capacity: Int, overflow: OverflowPolicy) {
+        self.capacity = capacity
+        self.overflow = overflow
+    }
+
+    /// Offers an event. With `.wait`, a full mailbox answers `.full` unless `mayExceed`, in which
+    /// case the event goes in beyond the capacity (a synchronous publisher cannot wait).
+    @usableFromInline func offer(_ item: Item, mayExceed: Bool) -> OfferOutcome {
+        let (outcome, consumer) = state.withLock { s -> (OfferOutcome, UnsafeContinuation<Void, Never>?) in
+            guard s.phase != .closed else { return (.closed, nil) }
+            var outcome = OfferOutcome.accepted
+            if s.depth >= capacity {
+                switch overflow {
+                case .wait:
+                    if !mayExceed { return (.full, nil) }
+                case .dropNewest:
+                    return (s.recordDrop(of: item.slot, accepted: false), nil)
+                case .dropOldest:
+                    outcome = s.recordDrop(of: s.buffer[s.head].slot, accepted: true)
+                    s.head += 1
+                    if s.head >= capacity {
+                        s.buffer.removeFirst(s.head)
+                        s.head = 0
+                    }
+                }
+            }
+            s.buffer.append(item)
+            let depth = s.depth
+            if depth > s.highWaterMark { s.highWaterMark = depth }
+            let consumer = s.consumer
+            s.consumer = nil
+            return (outcome, consumer)
+        }
+        consumer?.resume()
+        return outcome
+    }
+
+    /// What a consumer got from ``nextBatch(_:)``.
+    struct Batch {
+        /// The first index of `batch` to deliver.
+        var start: Int
+        /// Drops to report now (coalesced since the last report), and the running total.
+        var dropsToReport: Int
+        var droppedTotal: Int
+    }
+
+    /// Swaps the waiting events into `batch` (whose old contents are discarded), waiting while
+    /// the mailbox is empty. Returns nil when the mailbox is finished and empty, or closed.
+    func nextBatch(_ batch: inout ContiguousArray<Item>) async -> Batch? {
+        batch.removeAll(keepingCapacity: true)
+        while true {
+            let (result, wake) = state.withLock { s -> (Batch??, [UnsafeContinuation<Void, Never>]) in
+                if s.phase == .closed {
+                    s.consumerDone = true
+                    return (.some(nil), s.takeDrainWaiters() + s.takeProducers())
+                }
+                if s.depth > 0 {
+                    swap(&s.buffer, &batch)
+                    let start = s.head
+                    s.head = 0
+                    let report = s.unreportedDrops
+                    s.unreportedDrops = 0
+                    s.reportPending = false
+                    return (.some(Batch(start: start, dropsToReport: report, droppedTotal: s.dropped)), s.takeProducers())
+                }
+                if s.phase == .finishing {
+                    s.consumerDone = true
+                    return (.some(nil), s.takeDrainWaiters() + s.takeProducers())
+                }
+                return (nil, [])
+            }
+            for continuation in wake { continuation.resume() }
+            if let result { return result }
+            await withUnsafeContinuation { (continuation: UnsafeContinuation<Void, Never>) in
+                let ready = state.withLock { s in
+                    if s.depth > 0 || s.phase != .open { return true }
+                    s.consumer = continuation
+                    return false
+                }
+                if ready { continuation.resume() }
+            }
+        }
+    }
+
+    @usableFromInline var snapshot: MailboxSnapshot {
+        state.withLock { s in
+            MailboxSnapshot(depth: s.phase == .closed ? 0 : s.depth, highWaterMark: s.highWaterMark, dropped: s.dropped)
+        }
+    }
+
+    @usableFromInline func finish() {
+        let consumer = state.withLock { s -> UnsafeContinuation<Void, Never>? in
+            if s.phase == .open { s.phase = .finishing }
+            defer { s.consumer = nil }
+            return s.consumer
+        }
+        consumer?.resume()
+    }
+
+    @usableFromInline @discardableResult
+    func close() -> Int {
+        let (discarded, wake) = state.withLock { s -> (Int, [UnsafeContinuation<Void, Never>]) in
+            guard s.phase != .closed else { return (0, []) }
+            s.phase = .closed
+            let discarded = s.depth
+            s.buffer.removeAll()
+            s.head = 0
+            var wake = s.takeProducers() + s.takeDrainWaiters()
+            if let consumer = s.consumer { wake.append(consumer) }
+            s.consumer = nil
+            return (discarded, wake)
+        }
+        for continuation in wake { continuation.resume() }
+        return discarded
+    }
+
+    @usableFromInline func waitUntilDrained() async {
+        await withUnsafeContinuation { (continuation: UnsafeContinuation<Void, Never>) in
+            let done = state.withLock { s in
+                if s.consumerDone || s.phase == .closed { return true }
+                s.drainWaiters.append(continuation)
+                return false
+            }
+            if done { continuation.resume() }
+        }
+    }
+
+    @usableFromInline func waitForSpace() async {
+        let id = state.withLock { s in
+            s.nextProducerID &+= 1
+            return s.nextProducerID
+        }
+        await withTaskCancellationHandler {
+            await withUnsafeContinuation { (continuation: UnsafeContinuation<Void, Never>) in
+                let ready = state.withLock { s in
+                    // Checked under the lock: a cancellation that ran before we registered set
+                    // the flag first, so we never wait unseen.
+                    if s.depth < capacity || s.phase == .closed || Task.isCancelled { return true }
+                    s.producers.append((id, continuation))
+                    return false
+                }
+                if ready { continuation.resume() }
+            }
+        } onCancel: {
+            let continuation = state.withLock { s -> UnsafeContinuation<Void, Never>? in
+                guard let index = s.producers.firstIndex(where: { $0.id == id }) else { return nil }
+                return s.producers.remove(at: index).continuation
+            }
+            continuation?.resume()
+        }
+    }
+}
+
+extension Mailbox.State {
+    /// Counts a drop; returns the outcome, with a report count when no report is pending.
+    mutating func recordDrop(of slot: Unmanaged<TopicSlot>, accepted: Bool) -> OfferOutcome {
+        dropped += 1
+        // Drops of drop reports are counted, not reported: reporting them could feed itself.
+        guard slot.takeUnretainedValue().topic != EventsDropped.topic else {
+            return .dropped(slot: slot, accepted: accepted, report: 0, total: dropped)
+        }
+        unreportedDrops += 1
+        guard !reportPending else { return .dropped(slot: slot, accepted: accepted, report: 0, total: dropped) }
+        reportPending = true
+        let report = unreportedDrops
+        unreportedDrops = 0
+        return .dropped(slot: slot, accepted: accepted, report: report, total: dropped)
+    }
+
+    mutating func takeDrainWaiters() -> [UnsafeContinuation<Void, Never>] {
+        defer { drainWaiters.removeAll() }
+        return drainWaiters
+    }
+}

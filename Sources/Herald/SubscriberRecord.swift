@@ -1,0 +1,107 @@
+import Synchronization
+
+/// A handler the publisher calls directly. `Payload` is the event type, `Envelope<E>` or
+/// `Envelope<any Event>`, as the record's ``SubscriberRecord/Target`` case says.
+@usableFromInline final class InlineHandler<Payload>: Sendable {
+    @usableFromInline let body: @Sendable (Payload) throws -> Void
+    init(_ body: @escaping @Sendable (Payload) throws -> Void) { self.body = body }
+}
+
+/// One subscription as the bus keeps it.
+@usableFromInline final class SubscriberRecord: Sendable {
+    /// Where a publisher puts an event, and in which shape. The publisher, generic over the event
+    /// type `E`, downcasts the object without a check: `Value` cases hold `InlineHandler<E>` /
+    /// `Mailbox<E>`, `Envelope` cases `…<Envelope<E>>`, `Any` cases `…<Envelope<any Event>>`.
+    /// Records with a type filter only route events of that type, so the downcast is exact.
+    @usableFromInline enum Target: Sendable {
+        case inlineValue(any AnyObject & Sendable)
+        case inlineEnvelope(any AnyObject & Sendable)
+        case inlineAny(any AnyObject & Sendable)
+        case queuedValue(any AnyObject & Sendable)
+        case queuedEnvelope(any AnyObject & Sendable)
+        case queuedAny(any AnyObject & Sendable)
+
+        var isInline: Bool {
+            switch self {
+            case .inlineValue, .inlineEnvelope, .inlineAny: true
+            default: false
+            }
+        }
+    }
+
+    let id: UInt64
+    let name: String
+    let pattern: TopicPattern?
+    let patternTokens: [TopicPattern.Token]?
+    let eventType: ObjectIdentifier?
+    let eventTypeName: String?
+    @usableFromInline let sender: Sender?
+    let delivery: Delivery
+    @usableFromInline let target: Target
+    @usableFromInline let mailbox: (any MailboxControl)?
+
+    @usableFromInline let active = Atomic<Bool>(true)
+    @usableFromInline let delivered = Atomic<Int>(0)
+    let failed = Atomic<Int>(0)
+
+    init(id: UInt64, name: String, pattern: TopicPattern?, patternTokens: [TopicPattern.Token]?,
+         eventType: ObjectIdentifier?, eventTypeName: String?, sender: Sender?, delivery: Delivery,
+         target: Target, mailbox: (any MailboxControl)?) {
+        self.id = id
+        self.name = name
+        self.pattern = pattern
+        self.patternTokens = patternTokens
+        self.eventType = eventType
+        self.eventTypeName = eventTypeName
+        self.sender = sender
+        self.delivery = delivery
+        self.target = target
+        self.mailbox = mailbox
+    }
+
+    @inlinable var isActive: Bool { active.load(ordering: .relaxed) }
+
+    func accepts(eventType type: ObjectIdentifier) -> Bool {
+        eventType == nil || eventType == type
+    }
+}
+
+/// The subscribers one (topic, event type) pair reaches, in subscription order.
+@usableFromInline final class Route: Sendable {
+    @usableFromInline let subscribers: ContiguousArray<SubscriberRecord>
+    /// Whether a nested publish from a handler could overtake this event at a later subscriber,
+    /// so delivery must run in a ``DispatchFrame``.
+    @usableFromInline let needsFrame: Bool
+
+    init(_ subscribers: ContiguousArray<SubscriberRecord>) {
+        self.subscribers = subscribers
+        self.needsFrame = subscribers.count > 1 && subscribers.contains { $0.target.isInline }
+    }
+
+    static let empty = Route([])
+}
+
+/// Everything the bus keeps per topic: its route cache and counters.
+///
+/// `@unchecked Sendable`: `published` and `routes` are read and written only inside
+/// `BusCore.state`'s lock; the counters are atomics; the rest is immutable.
+@usableFromInline final class TopicSlot: @unchecked Sendable {
+    struct CachedRoute {
+        let eventType: ObjectIdentifier
+        let generation: UInt64
+        let route: Route
+    }
+
+    let topic: Topic
+    let tokens: [String]
+    var published: UInt64 = 0
+    var routes: [CachedRoute] = []
+    @usableFromInline let delivered = Atomic<Int>(0)
+    @usableFromInline let dropped = Atomic<Int>(0)
+    let failed = Atomic<Int>(0)
+
+    init(topic: Topic) {
+        self.topic = topic
+        self.tokens = topic.tokens.map(String.init)
+    }
+}

@@ -1,0 +1,81 @@
+import Herald
+import Testing
+
+@Suite struct FailureTests {
+    @Test func throwingSubscriberBecomesAnEventAndOthersStillReceive() throws {
+        let bus = EventBus()
+        let failures = Recorder<SubscriberFailed>()
+        let before = Recorder<Int>(), after = Recorder<Int>()
+        let tokens = [
+            try bus.subscribe(to: SubscriberFailed.self) { failures.append($0) },
+            try bus.subscribe(to: Tick.self) { before.append($0.number) },
+            try bus.subscribe(to: Tick.self, name: "thrower") { _ in throw Boom() },
+            try bus.subscribe(to: Tick.self) { after.append($0.number) },
+        ]
+        try bus.post(Tick(number: 1))
+        try bus.post(Tick(number: 2))
+        #expect(before.values == [1, 2])
+        #expect(after.values == [1, 2])
+        #expect(failures.values == [
+            SubscriberFailed(subscription: "thrower", subscriptionID: 3, eventTopic: Tick.topic, eventSequence: 1, error: "boom"),
+            SubscriberFailed(subscription: "thrower", subscriptionID: 3, eventTopic: Tick.topic, eventSequence: 3, error: "boom"),
+        ])
+        #expect(bus.stats().subscription(named: "thrower")?.failed == 2)
+        #expect(bus.stats().topics[Tick.topic]?.failed == 2)
+        withExtendedLifetime(tokens) {}
+    }
+
+    @Test func throwingQueuedSubscriberKeepsGoing() async throws {
+        let bus = EventBus()
+        let failures = Recorder<SubscriberFailed>()
+        let received = Recorder<Int>()
+        let tokens = [
+            try bus.subscribe(to: SubscriberFailed.self) { failures.append($0) },
+            try bus.subscribe(to: Tick.self, name: "odd-hater", delivery: .queued()) { tick in
+                if tick.number % 2 == 1 { throw Boom() }
+                received.append(tick.number)
+            },
+        ]
+        for number in 0..<6 { try bus.post(Tick(number: number)) }
+        #expect(await received.waitFor(count: 3))
+        #expect(await failures.waitFor(count: 3))
+        #expect(received.values == [0, 2, 4])
+        #expect(failures.values.map(\.subscription) == ["odd-hater", "odd-hater", "odd-hater"])
+        withExtendedLifetime(tokens) {}
+    }
+
+    @Test func aFailingFailureHandlerDoesNotLoop() throws {
+        let bus = EventBus()
+        let calls = Recorder<Int>()
+        let tokens = [
+            try bus.subscribe(to: SubscriberFailed.self, name: "bad-reporter") { _ in
+                calls.append(1)
+                throw Boom()
+            },
+            try bus.subscribe(to: Tick.self) { _ in throw Boom() },
+        ]
+        try bus.post(Tick(number: 1))
+        #expect(calls.count == 1)
+        #expect(bus.stats().subscription(named: "bad-reporter")?.failed == 1)
+        withExtendedLifetime(tokens) {}
+    }
+
+    @Test func deadLettersAreOptIn() throws {
+        let quiet = EventBus()
+        let letters = Recorder<DeadLetter>()
+        let quietToken = try quiet.subscribe(to: DeadLetter.self) { letters.append($0) }
+        try quiet.post(Tick(number: 1))
+        #expect(letters.count == 0)
+
+        let bus = EventBus(configuration: .init(deadLetters: true))
+        let token = try bus.subscribe(to: DeadLetter.self) { letters.append($0) }
+        let id = try bus.post(Tick(number: 9), from: "nobody-listens")
+        let letter = try #require(letters.values.first)
+        #expect(letter.eventTopic == Tick.topic)
+        #expect(letter.eventID == id)
+        #expect(letter.sender == "nobody-listens")
+        #expect(letter.eventType.hasSuffix("Tick"))
+        #expect(letter.json.contains("\"number\":9"))
+        withExtendedLifetime((quietToken, token)) {}
+    }
+}

@@ -1,0 +1,148 @@
+import Herald
+import Testing
+
+@Suite struct LifecycleTests {
+    @Test func subscriptionIsLiveWhenSubscribeReturns() async throws {
+        // Subscribe and publish at once from many tasks: each subscription must see every event
+        // published after its subscribe returned.
+        let bus = EventBus()
+        try await withThrowingTaskGroup(of: Bool.self) { group in
+            for _ in 0..<20 {
+                group.addTask {
+                    let received = Recorder<Int>()
+                    let token = try bus.subscribe(to: Tick.self, on: "test.tick") { received.append($0.number) }
+                    let marker = Int.random(in: 1_000...1_000_000_000)
+                    try bus.post(Tick(number: marker))
+                    defer { withExtendedLifetime(token) {} }
+                    return received.values.contains(marker)
+                }
+            }
+            for try await seen in group { #expect(seen) }
+        }
+    }
+
+    @Test func cancelEndsTheSubscription() throws {
+        let bus = EventBus()
+        let received = Recorder<Int>()
+        let token = try bus.subscribe(to: Tick.self) { received.append($0.number) }
+        try bus.post(Tick(number: 1))
+        token.cancel()
+        token.cancel()
+        #expect(!token.isActive)
+        try bus.post(Tick(number: 2))
+        #expect(received.values == [1])
+        #expect(bus.stats().subscriptions.isEmpty)
+    }
+
+    @Test func releasingTheTokenEndsTheSubscription() throws {
+        let bus = EventBus()
+        let received = Recorder<Int>()
+        var token: Subscription? = try bus.subscribe(to: Tick.self) { received.append($0.number) }
+        try bus.post(Tick(number: 1))
+        #expect(token != nil)
+        token = nil
+        try bus.post(Tick(number: 2))
+        #expect(received.values == [1])
+    }
+
+    final class Observer: Sendable {
+        let received = Recorder<Int>()
+        func handle(_ tick: Tick) { received.append(tick.number) }
+    }
+
+    @Test func subscriberObjectIsFreedAfterItsTokenGoes() throws {
+        let bus = EventBus()
+        weak var weakObserver: Observer?
+        var token: Subscription?
+        do {
+            let observer = Observer()
+            weakObserver = observer
+            token = try bus.subscribe(to: Tick.self) { observer.handle($0) }
+            try bus.post(Tick(number: 1))
+            #expect(observer.received.values == [1])
+        }
+        #expect(weakObserver != nil, "the live subscription keeps its handler (and what it captures)")
+        #expect(token?.isActive == true)
+        token = nil
+        #expect(weakObserver == nil, "the bus lets go of the handler with the token")
+    }
+
+    final class SelfSubscribing: Sendable {
+        let received = Recorder<Int>()
+        let subscription = Mutex<Subscription?>(nil)
+    }
+
+    @Test func weakObserverHoldingItsOwnTokenMakesNoCycle() throws {
+        let bus = EventBus()
+        weak var weakObserver: SelfSubscribing?
+        do {
+            let observer = SelfSubscribing()
+            weakObserver = observer
+            let token = try bus.subscribe(to: Tick.self, observer: observer) { observer, tick in
+                observer.received.append(tick.number)
+            }
+            observer.subscription.withLock { $0 = token }
+            try bus.post(Tick(number: 1))
+            #expect(observer.received.values == [1])
+        }
+        #expect(weakObserver == nil)
+        #expect(bus.stats().subscriptions.isEmpty)
+    }
+
+    @Test func weakObserverSubscriptionEndsItselfWhenTheObserverDies() throws {
+        let bus = EventBus()
+        var token: Subscription?
+        do {
+            let observer = Observer()
+            token = try bus.subscribe(to: Tick.self, observer: observer) { observer, tick in observer.handle(tick) }
+        }
+        #expect(bus.stats().subscriptions.count == 1)
+        try bus.post(Tick(number: 1))
+        #expect(bus.stats().subscriptions.isEmpty)
+        #expect(token?.isActive == false)
+    }
+
+    @Test func cancellingTheIteratingTaskEndsAStreamSubscription() async throws {
+        let bus = EventBus()
+        let stream = try bus.events(of: Tick.self, name: "reader")
+        let started = Recorder<Int>()
+        let reader = Task {
+            var count = 0
+            for await _ in stream {
+                count += 1
+                started.append(count)
+            }
+            return count
+        }
+        try bus.post(Tick(number: 1))
+        #expect(await started.waitFor(count: 1))
+        reader.cancel()
+        #expect(await reader.value == 1)
+        #expect(!stream.subscription.isActive)
+        #expect(bus.stats().subscription(named: "reader") == nil)
+    }
+
+    @Test func cancelDiscardsWhatIsWaiting() async throws {
+        let bus = EventBus()
+        let stream = try bus.events(of: Tick.self)
+        for number in 1...5 { try bus.post(Tick(number: number)) }
+        stream.subscription.cancel()
+        try bus.post(Tick(number: 6))
+        var iterator = stream.makeAsyncIterator()
+        #expect(await iterator.next() == nil)
+    }
+
+    @Test func cancelledQueuedSubscriptionStopsItsTask() async throws {
+        let bus = EventBus()
+        let received = Recorder<Int>()
+        let token = try bus.subscribe(to: Tick.self, delivery: .queued()) { received.append($0.number) }
+        try bus.post(Tick(number: 1))
+        #expect(await received.waitFor(count: 1))
+        token.cancel()
+        try bus.post(Tick(number: 2))
+        #expect(!(await received.waitFor(count: 2, timeout: 0.3)))
+        #expect(received.values == [1])
+    }
+}
+
+import Synchronization

@@ -1,0 +1,63 @@
+import Herald
+import Testing
+
+@Suite struct OrderingTests {
+    @Test func publishingFromAHandlerNeitherDeadlocksNorReorders() throws {
+        let bus = EventBus()
+        let seenByFirst = Recorder<String>(), seenBySecond = Recorder<String>()
+        let tokens = [
+            try bus.subscribe(matching: "doc.>") { envelope in
+                seenByFirst.append(envelope.topic.name)
+                if envelope.topic == "doc.opened" {
+                    // Causes a second event while the first is still being delivered.
+                    try bus.post(Note(topic: "doc.indexed"))
+                }
+            },
+            try bus.subscribe(matching: "doc.>") { envelope in seenBySecond.append(envelope.topic.name) },
+        ]
+        try bus.post(Note(topic: "doc.opened"))
+        #expect(seenByFirst.values == ["doc.opened", "doc.indexed"])
+        #expect(seenBySecond.values == ["doc.opened", "doc.indexed"], "the cause reaches every subscriber first")
+        withExtendedLifetime(tokens) {}
+    }
+
+    @Test func nestedPublishesOfSeveralLevelsStayBreadthFirst() throws {
+        let bus = EventBus()
+        let log = Recorder<String>()
+        let tokens = [
+            try bus.subscribe(to: Tick.self, name: "a") { tick in
+                log.append("a\(tick.number)")
+                if tick.number < 3 { try bus.post(Tick(number: tick.number + 1)) }
+            },
+            try bus.subscribe(to: Tick.self, name: "b") { tick in log.append("b\(tick.number)") },
+        ]
+        try bus.post(Tick(number: 1))
+        #expect(log.values == ["a1", "b1", "a2", "b2", "a3", "b3"])
+        withExtendedLifetime(tokens) {}
+    }
+
+    @Test func queuedHandlerMayPublishIntoItsOwnFullMailbox() async throws {
+        let bus = EventBus()
+        let received = Recorder<Int>()
+        let token = try bus.subscribe(to: Tick.self, delivery: .queued(capacity: 1, overflow: .wait)) { tick in
+            received.append(tick.number)
+            if tick.number < 50 { try bus.post(Tick(number: tick.number + 1)) }
+        }
+        try await bus.publish(Tick(number: 0))
+        #expect(await received.waitFor(count: 51))
+        #expect(received.values == Array(0...50))
+        withExtendedLifetime(token) {}
+    }
+
+    @Test func inlineSubscribersAreCalledInSubscriptionOrder() throws {
+        let bus = EventBus()
+        let log = Recorder<Int>()
+        var tokens: [Subscription] = []
+        for index in 0..<5 {
+            tokens.append(try bus.subscribe(to: Tick.self) { _ in log.append(index) })
+        }
+        try bus.post(Tick(number: 0))
+        #expect(log.values == [0, 1, 2, 3, 4])
+        withExtendedLifetime(tokens) {}
+    }
+}

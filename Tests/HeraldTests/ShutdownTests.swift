@@ -1,0 +1,62 @@
+import Herald
+import Testing
+
+@Suite struct ShutdownTests {
+    @Test func shutdownDrainsEveryMailboxThenRefusesPublishes() async throws {
+        let bus = EventBus()
+        let slow = Recorder<Int>(), stream = Recorder<Int>()
+        let token = try bus.subscribe(to: Tick.self, delivery: .queued()) { slow.append($0.number) }
+        let events = try bus.events(of: Tick.self)
+        let reader = Task {
+            for await tick in events { stream.append(tick.number) }
+            return "ended"
+        }
+        for number in 0..<100 { try bus.post(Tick(number: number)) }
+        let report = await bus.shutdown(timeout: .seconds(60))
+        #expect(report.drained)
+        #expect(report.totalDiscarded == 0)
+        #expect(slow.values == Array(0..<100))
+        #expect(await reader.value == "ended", "a stream ends after its queued events")
+        #expect(stream.values == Array(0..<100))
+        do {
+            try bus.post(Tick(number: 100))
+            Issue.record("published after shutdown")
+        } catch {
+            #expect(error.code == .shutDown)
+        }
+        #expect(throws: EventBusError.self) { _ = try bus.subscribe(to: Tick.self) { _ in } }
+        withExtendedLifetime(token) {}
+    }
+
+    @Test func shutdownReportsWhatItHadToDiscardAtTheDeadline() async throws {
+        let bus = EventBus()
+        let clock = ManualClock()
+        // Nobody reads this stream: its events cannot drain.
+        let stuck = try bus.events(of: Tick.self, name: "stuck")
+        let received = Recorder<Int>()
+        let token = try bus.subscribe(to: Tick.self, delivery: .queued()) { received.append($0.number) }
+        for number in 0..<10 { try bus.post(Tick(number: number)) }
+        let shutdown = Task { await bus.shutdown(deadline: clock.now.advanced(by: .seconds(5)), clock: clock) }
+        await clock.waitForSleeper()
+        do {
+            try bus.post(Tick(number: 10))
+            Issue.record("published while shutting down")
+        } catch {
+            #expect(error.code == .shutDown)
+        }
+        clock.advance(by: .seconds(5))
+        let report = await shutdown.value
+        #expect(!report.drained)
+        #expect(report.discarded == [.init(subscriptionID: stuck.subscription.id, subscription: "stuck", count: 10)])
+        #expect(report.totalDiscarded == 10)
+        #expect(received.values == Array(0..<10), "the other subscriber drained in time")
+        withExtendedLifetime(token) {}
+    }
+
+    @Test func secondShutdownReturnsAtOnce() async {
+        let bus = EventBus()
+        _ = await bus.shutdown()
+        let again = await bus.shutdown()
+        #expect(again.drained)
+    }
+}
