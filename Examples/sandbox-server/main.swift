@@ -1,0 +1,2 @@
+import HeraldSandbox
+print("sandbox")

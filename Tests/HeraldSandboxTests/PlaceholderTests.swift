@@ -1,0 +1,4 @@
+import Testing
+@testable import HeraldSandbox
+
+@Test func placeholder() { #expect(Bool(true)) }
