@@ -94,3 +94,43 @@ public enum ServiceDates {
         return Date(timeIntervalSince1970: TimeInterval(seconds))
     }
 }
+
+extension ServiceDates {
+    private static let weekdays = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"]
+
+    /// Formats `date` in UTC as Twitter does: `Wed Oct 10 20:19:24 +0000 2018`.
+    public static func formatTwitter(_ date: Date) -> String {
+        let parts = utcParts(date)
+        let month = months[parts.month - 1]
+        return "\(weekdays[parts.weekday]) \(month) \(pad(parts.day)) \(pad(parts.hour)):\(pad(parts.minute)):\(pad(parts.second)) +0000 \(parts.year)"
+    }
+
+    /// Formats `date` in UTC as BaaS does: `2018-10-10T20:19:24.500Z`.
+    public static func formatISO8601(_ date: Date) -> String {
+        let parts = utcParts(date)
+        let millis = Int((date.timeIntervalSince1970 - date.timeIntervalSince1970.rounded(.down)) * 1000)
+        let millisText = String(repeating: "0", count: 3 - String(millis).count) + String(millis)
+        return "\(parts.year)-\(pad(parts.month))-\(pad(parts.day))T\(pad(parts.hour)):\(pad(parts.minute)):\(pad(parts.second)).\(millisText)Z"
+    }
+
+    private static func pad(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
+
+    /// Civil from days (the inverse of `date(year:…)`).
+    private static func utcParts(_ date: Date) -> (year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int, weekday: Int) {
+        let total = Int(date.timeIntervalSince1970.rounded(.down))
+        var days = total / 86_400
+        var seconds = total % 86_400
+        if seconds < 0 { seconds += 86_400; days -= 1 }
+        let weekday = ((days % 7) + 7) % 7
+        let shifted = days + 719_468
+        let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
+        let dayOfEra = shifted - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let monthPrime = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * monthPrime + 2) / 5 + 1
+        let month = monthPrime < 10 ? monthPrime + 3 : monthPrime - 9
+        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+        return (year, month, day, seconds / 3600, seconds % 3600 / 60, seconds % 60, weekday)
+    }
+}
