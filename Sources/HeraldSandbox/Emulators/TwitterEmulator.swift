@@ -12,6 +12,10 @@ final class TwitterEmulator: Sendable {
         self.configuration = configuration
         self.start = configuration.now()
         self.verifier = OAuthVerifier(credentials: configuration.credentials)
+        let start = self.start
+        state.withLock { state in
+            state.grow(now: start, start: start, initial: configuration.initialStatusCount, interval: configuration.statusInterval)
+        }
     }
 
     var me: TimelineFixtures.Person {
@@ -111,6 +115,8 @@ final class TwitterEmulator: Sendable {
         let author = me
         let dailyLimit = configuration.dailyUpdateLimit
         return state.withLock { state -> SandboxResponse in
+            // Statuses due before now take their ids first, so ids follow time.
+            state.grow(now: now, start: start, initial: configuration.initialStatusCount, interval: configuration.statusInterval)
             let mine = state.statuses.filter(\.posted)
             if mine.contains(where: { $0.text == text }) {
                 return .twitterError(403, code: 187, "Status is a duplicate.")

@@ -1,0 +1,45 @@
+/// Where asynchronous media processing stands (`processing_info`).
+public struct MediaProcessingInfo: Sendable, Hashable, Decodable {
+    /// The processing state.
+    public enum State: String, Sendable, Hashable, Decodable {
+        case pending
+        case inProgress = "in_progress"
+        case succeeded
+        case failed
+    }
+
+    /// The service's processing error.
+    public struct ProcessingError: Sendable, Hashable, Decodable {
+        /// The error code.
+        public var code: Int?
+        /// The error name, e.g. `InvalidMedia`.
+        public var name: String?
+        /// The message.
+        public var message: String?
+    }
+
+    /// The state.
+    public var state: State
+    /// Seconds to wait before asking again.
+    public var checkAfterSecs: Int?
+    /// Percent done, when reported.
+    public var progressPercent: Int?
+    /// Why it failed, when it did.
+    public var error: ProcessingError?
+
+    enum CodingKeys: String, CodingKey {
+        case state, checkAfterSecs = "check_after_secs", progressPercent = "progress_percent", error
+    }
+}
+
+/// The answer to INIT, FINALIZE and STATUS of the chunked media upload.
+struct MediaUploadResponse: Sendable, Decodable {
+    var mediaIDString: String
+    var size: Int?
+    var expiresAfterSecs: Int?
+    var processingInfo: MediaProcessingInfo?
+
+    enum CodingKeys: String, CodingKey {
+        case mediaIDString = "media_id_string", size, expiresAfterSecs = "expires_after_secs", processingInfo = "processing_info"
+    }
+}
