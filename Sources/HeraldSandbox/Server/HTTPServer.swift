@@ -89,11 +89,25 @@ final class HTTPServer: Sendable {
                 return
             }
             let response = handler(request)
-            if response.delay > .zero { Thread.sleep(forTimeInterval: response.delay.seconds) }
-            if response.delivery == .drop { return }
+            guard pause(response.delay), response.delivery != .drop else { return }
             let close = request.wantsClose
-            guard ResponseWriter.write(response, to: fd, close: close), !close else { return }
+            guard ResponseWriter.write(response, to: fd, close: close, pause: pause), !close else { return }
         }
+    }
+}
+
+extension HTTPServer {
+    /// Sleeps for `duration` in short slices; false as soon as the server is stopping, so an
+    /// injected latency never delays `stop()`.
+    func pause(_ duration: Duration) -> Bool {
+        var left = duration.seconds
+        while left > 0 {
+            if isStopping { return false }
+            let slice = min(left, 0.02)
+            Thread.sleep(forTimeInterval: slice)
+            left -= slice
+        }
+        return !isStopping
     }
 }
 
