@@ -1,4 +1,0 @@
-import Testing
-@testable import HeraldSandbox
-
-@Test func placeholder() { #expect(Bool(true)) }
