@@ -45,6 +45,13 @@ import Testing
         }
     }
 
+    @Test func jsonSyntaxErrorsReportLineAndColumn() throws {
+        let invalid = try #require(throws: ServiceError.self) { try JSONBodyDecoder.decode([Int].self, from: Data("[1,\n2,x]".utf8)) }
+        #expect(invalid.location == "line 2, column 3 (byte 6)")
+        let truncated = try #require(throws: ServiceError.self) { try JSONBodyDecoder.decode([Int].self, from: Data("[1,2".utf8)) }
+        #expect(truncated.location == "end of body (byte 4)")
+    }
+
     @Test func xmlTimelineTrimsDecodesEntitiesAndSkipsUnknownElements() throws {
         let statuses = try TimelineXMLParser.parse(Data(Fixtures.timelineXML.utf8))
         #expect(statuses.count == 2)

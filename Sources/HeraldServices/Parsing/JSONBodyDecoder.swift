@@ -50,6 +50,40 @@ public enum JSONBodyDecoder {
         return text
     }
 
+    /// Where a syntax error lies, as `line L, column C (byte N)` or `end of body (byte N)`;
+    /// nil when `body` is valid JSON. JSONDecoder does not say; JSONSerialization does.
+    static func syntaxError(in body: Data) -> (reason: String, location: String)? {
+        do {
+            _ = try JSONSerialization.jsonObject(with: body, options: [.fragmentsAllowed])
+            return nil
+        } catch {
+            let detail = ((error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String) ?? "\(error)"
+            if let range = detail.range(of: "character "),
+                let offset = Int(detail[range.upperBound...].prefix { $0.isNumber }) {
+                return (detail, position(ofByte: offset, in: body))
+            }
+            if detail.lowercased().contains("end of file") {
+                return (detail, "end of body (byte \(body.count))")
+            }
+            return (detail, "body")
+        }
+    }
+
+    /// `line L, column C (byte N)`, lines and columns counted from 1.
+    static func position(ofByte offset: Int, in body: Data) -> String {
+        var line = 1
+        var column = 1
+        for byte in body.prefix(offset) {
+            if byte == UInt8(ascii: "\n") {
+                line += 1
+                column = 1
+            } else if byte & 0xC0 != 0x80 {
+                column += 1
+            }
+        }
+        return "line \(line), column \(column) (byte \(offset))"
+    }
+
     private static func map(_ error: DecodingError, body: Data) -> ServiceError {
         switch error {
         case .typeMismatch(let type, let context):
@@ -59,6 +93,9 @@ public enum JSONBodyDecoder {
         case .keyNotFound(let key, let context):
             let path = pathDescription(context.codingPath + [key])
             return .decoding("missing key \(key.stringValue)", location: path, body: body)
+        case .dataCorrupted(let context) where context.codingPath.isEmpty:
+            if let syntax = syntaxError(in: body) { return .decoding("invalid JSON: \(syntax.reason)", location: syntax.location, body: body) }
+            return .decoding(context.debugDescription, location: "(root)", body: body)
         case .dataCorrupted(let context):
             let underlying = context.underlyingError.map { " (\($0))" } ?? ""
             return .decoding(context.debugDescription + underlying, location: pathDescription(context.codingPath), body: body)
