@@ -10,8 +10,9 @@ extension TwitterClient {
     ///   - mediaType: e.g. `video/mp4`.
     ///   - category: e.g. `tweet_video` (asynchronous processing).
     ///   - progress: called after INIT, after each segment, after each STATUS poll and at the end.
+    ///     Use ``uploadMediaEvents(_:mediaType:category:)`` for the same as an AsyncSequence.
     /// - Returns: the media id to pass to ``update(status:inReplyTo:mediaIDs:)``.
-    /// - Throws: `.invalidRequest` for empty data or a segment size outside 1 byte…5 MB,
+    /// - Throws: `.invalidRequest` for empty data, data outside ``mediaLimits``, or a segment size outside 1 byte…5 MB,
     ///   `.processingFailed` when processing fails or does not finish within
     ///   ``maxStatusPolls``, and any error of the steps.
     public func uploadMedia(
@@ -19,6 +20,7 @@ extension TwitterClient {
         progress: @Sendable (UploadProgress) -> Void = { _ in }
     ) async throws -> UploadedMedia {
         guard !data.isEmpty else { throw ServiceError.invalidRequest("no media bytes to upload") }
+        try mediaLimits?.validate(byteCount: data.count, mediaType: mediaType)
         guard (1...Self.maxSegmentSize).contains(segmentSize) else {
             throw ServiceError.invalidRequest("segment size \(segmentSize) is outside 1…\(Self.maxSegmentSize) bytes")
         }
@@ -79,5 +81,25 @@ extension TwitterClient {
         report.processingPercent = info.map { _ in 100 }
         progress(report)
         return UploadedMedia(mediaID: mediaID, size: finalized.size, expiresAfterSecs: finalized.expiresAfterSecs, statusPolls: polls)
+    }
+
+    /// The chunked upload as an AsyncSequence: a ``UploadEvent/progress(_:)`` per step, then
+    /// ``UploadEvent/completed(_:)``; a failure ends the sequence by throwing it. Ending the
+    /// iteration early cancels the upload.
+    public func uploadMediaEvents(_ data: Data, mediaType: String, category: String? = nil) -> AsyncThrowingStream<UploadEvent, Error> {
+        AsyncThrowingStream { continuation in
+            let task = Task {
+                do {
+                    let media = try await uploadMedia(data, mediaType: mediaType, category: category) {
+                        continuation.yield(.progress($0))
+                    }
+                    continuation.yield(.completed(media))
+                    continuation.finish()
+                } catch {
+                    continuation.finish(throwing: error)
+                }
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
     }
 }

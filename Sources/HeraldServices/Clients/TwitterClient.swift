@@ -23,6 +23,8 @@ public struct TwitterClient: Sendable {
     public var segmentSize: Int
     /// STATUS polls before an upload is given up.
     public var maxStatusPolls: Int
+    /// Limits checked locally before an upload starts; nil checks nothing.
+    public var mediaLimits: MediaLimits? = .seed002
 
     /// The service's largest APPEND segment.
     public static let maxSegmentSize = 5 * 1024 * 1024

@@ -1,10 +1,16 @@
 /// Any JSON value, for the free-form fields of BaaS objects.
 public enum JSONValue: Sendable, Hashable, Codable {
+    /// `null`.
     case null
+    /// `true` or `false`.
     case bool(Bool)
+    /// Any number (as a Double: BaaS fields are not ids).
     case number(Double)
+    /// A string.
     case string(String)
+    /// An array.
     case array([JSONValue])
+    /// An object.
     case object([String: JSONValue])
 
     /// Decodes whichever JSON value is present.

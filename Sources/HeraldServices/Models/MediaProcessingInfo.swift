@@ -2,9 +2,13 @@
 public struct MediaProcessingInfo: Sendable, Hashable, Decodable {
     /// The processing state.
     public enum State: String, Sendable, Hashable, Decodable {
+        /// Queued; ask again after `check_after_secs`.
         case pending
+        /// Running; `progress_percent` tells how far.
         case inProgress = "in_progress"
+        /// Ready to attach to a status.
         case succeeded
+        /// Gave up; `error` tells why.
         case failed
     }
 
