@@ -49,8 +49,26 @@ public final class Sandbox: Sendable {
     }
 
     /// Stops accepting, closes open connections and waits until every server thread ended.
+    /// Calling it again does nothing more.
     public func stop() async {
         await server.stop()
+    }
+
+    /// Serves until the calling task is cancelled, then stops: the shape of a long-running
+    /// service, for a service group or `herald sandbox`.
+    public func run() async {
+        let (cancelled, continuation) = AsyncStream<Void>.makeStream()
+        await withTaskCancellationHandler {
+            for await _ in cancelled {}
+        } onCancel: {
+            continuation.finish()
+        }
+        await stop()
+    }
+
+    /// How many requests have been received so far (control paths included).
+    public var requestsReceived: Int {
+        server.requestsReceived
     }
 
     /// The statuses posted so far, oldest first.

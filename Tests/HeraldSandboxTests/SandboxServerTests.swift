@@ -86,3 +86,18 @@ import FoundationNetworking
         #expect(a.contains([true, false]) && a.contains([false, false]))
     }
 }
+
+@Suite struct SandboxLifecycleTests {
+    @Test func runServesUntilItsTaskIsCancelled() async throws {
+        let sandbox = try await Sandbox.start()
+        let running = Task { await sandbox.run() }
+        let (body, _) = try await URLSession.shared.data(from: sandbox.baseURL.appendingPathComponent("_sandbox/health"))
+        #expect(!body.isEmpty)
+        #expect(sandbox.requestsReceived == 1)
+        running.cancel()
+        await running.value
+        await #expect(throws: (any Error).self) {
+            _ = try await URLSession.shared.data(from: sandbox.baseURL.appendingPathComponent("_sandbox/health"))
+        }
+    }
+}

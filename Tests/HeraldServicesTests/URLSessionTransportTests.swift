@@ -18,8 +18,12 @@ import Testing
         try await SandboxHarness.run({ $0.faults = SandboxFaults(latency: .seconds(5)) }) { harness in
             let client = harness.tiqav()
             let task = Task { await serviceError { try await client.random() } }
-            // Give the request a moment to be on the wire; the outcome is the same either way.
-            try await Task.sleep(for: .milliseconds(50))
+            // Cancel only once the request is on the server (a bounded wait for loopback I/O).
+            let deadline = ContinuousClock.now + .seconds(10)
+            while harness.sandbox.requestsReceived == 0 && ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(5))
+            }
+            #expect(harness.sandbox.requestsReceived == 1)
             task.cancel()
             let started = ContinuousClock.now
             let error = await task.value

@@ -10,6 +10,7 @@ final class HTTPServer: Sendable {
     private struct State: Sendable {
         var stopping = false
         var connections: Set<Int32> = []
+        var requests = 0
     }
 
     let port: Int
@@ -51,6 +52,8 @@ final class HTTPServer: Sendable {
 
     private var isStopping: Bool { state.withLock { $0.stopping } }
 
+    var requestsReceived: Int { state.withLock { $0.requests } }
+
     private func acceptLoop() {
         defer { Socket.close(listenFD) }
         while !isStopping {
@@ -88,6 +91,7 @@ final class HTTPServer: Sendable {
                 _ = ResponseWriter.write(response, to: fd, close: true)
                 return
             }
+            state.withLock { $0.requests += 1 }
             let response = handler(request)
             guard pause(response.delay), response.delivery != .drop else { return }
             let close = request.wantsClose
