@@ -27,6 +27,7 @@ struct HTTPRequestReader {
         guard let headEnd = readUntilHeadEnd() else {
             return buffer.count > Self.maxHeadBytes ? .malformed(status: 413, reason: "head too large") : .closed
         }
+        guard headEnd <= Self.maxHeadBytes else { return .malformed(status: 413, reason: "head too large") }
         let head = String(decoding: buffer[0..<headEnd], as: UTF8.self)
         buffer.removeFirst(headEnd + 4)
         var lines = head.components(separatedBy: "\r\n")
