@@ -30,33 +30,44 @@ import Darwin
         process.arguments = ["--port", "0"]
         let output = Pipe()
         process.standardOutput = output
-        let (chunks, chunkContinuation) = AsyncStream<Data>.makeStream()
-        output.fileHandleForReading.readabilityHandler = { handle in
-            let data = handle.availableData
-            if data.isEmpty { chunkContinuation.finish() } else { chunkContinuation.yield(data) }
-        }
-        let (exits, exitContinuation) = AsyncStream<Int32>.makeStream()
-        process.terminationHandler = { exitContinuation.yield($0.terminationStatus); exitContinuation.finish() }
+        let collected = OutputCollector()
+        output.fileHandleForReading.readabilityHandler = { handle in collected.append(handle.availableData) }
         try process.run()
+        defer { if process.isRunning { process.terminate() } }
 
-        var text = ""
-        var baseURL: URL?
-        for await chunk in chunks {
-            text += String(decoding: chunk, as: UTF8.self)
-            if let line = text.split(separator: "\n").first(where: { $0.hasPrefix("sandbox listening on ") }) {
-                baseURL = URL(string: String(line.dropFirst("sandbox listening on ".count)))
-                break
-            }
-        }
-        let url = try #require(baseURL)
+        // Bounded waits for the child's I/O, never a fixed sleep.
+        let prefix = "sandbox listening on "
+        try await waitUntil { collected.text.contains(prefix) && collected.text.contains("\n") }
+        let line = collected.text.split(separator: "\n").first { $0.hasPrefix(prefix) }
+        let url = try #require(line.flatMap { URL(string: String($0.dropFirst(prefix.count))) })
         let (body, _) = try await URLSession.shared.data(from: url.appendingPathComponent("_sandbox/health"))
         #expect(String(decoding: body, as: UTF8.self) == #"{"status":"ok"}"#)
 
         kill(process.processIdentifier, SIGTERM)
-        var status: Int32 = -1
-        for await code in exits { status = code }
-        for await chunk in chunks { text += String(decoding: chunk, as: UTF8.self) }
-        #expect(status == 0)
-        #expect(text.contains("stopped"))
+        try await waitUntil { !process.isRunning }
+        try await waitUntil { collected.text.contains("stopped") }
+        output.fileHandleForReading.readabilityHandler = nil
+        #expect(process.terminationStatus == 0)
     }
+
+    private func waitUntil(_ condition: () -> Bool) async throws {
+        let deadline = ContinuousClock.now + .seconds(30)
+        while !condition() {
+            guard ContinuousClock.now < deadline else {
+                Issue.record("condition not met within 30 s")
+                return
+            }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+    }
+}
+
+/// Collects a child's output from the pipe's handler thread.
+final class OutputCollector: @unchecked Sendable {
+    // @unchecked Sendable: `data` is only touched while holding `lock`.
+    private let lock = NSLock()
+    private var data = Data()
+
+    func append(_ chunk: Data) { lock.withLock { data.append(chunk) } }
+    var text: String { lock.withLock { String(decoding: data, as: UTF8.self) } }
 }
