@@ -34,6 +34,16 @@ import Testing
         }
     }
 
+    @Test func overlongStatusIs403Code186() async throws {
+        try await SandboxHarness.run { harness in
+            let error = await serviceError { try await harness.twitter().update(status: String(repeating: "あ", count: 281)) }
+            #expect(error?.status == 403)
+            #expect(error?.hasAPIError(code: 186) == true)
+            let fits = try await harness.twitter().update(status: String(repeating: "🎉", count: 280))
+            #expect(fits.text.count == 280)
+        }
+    }
+
     @Test func dailyLimitIs403Code185() async throws {
         try await SandboxHarness.run({ $0.dailyUpdateLimit = 1 }) { harness in
             let client = harness.twitter()

@@ -1,7 +1,8 @@
 import Foundation
 import HeraldSandbox
-import HeraldServices
 import Testing
+
+@testable import HeraldServices
 
 @Suite struct URLSessionTransportTests {
     @Test func keepsStatusHeadersAndBodyOfErrorResponses() async throws {
@@ -56,5 +57,7 @@ import Testing
         #expect(RateLimit(headers: ["retry-after": "Sun, 06 Nov 1994 08:49:37 GMT"], now: now)?.reset == Date(timeIntervalSince1970: 784_111_777))
         #expect(RateLimit(headers: ["x-rate-limit-reset": "1500", "Retry-After": "30"], now: now)?.reset == Date(timeIntervalSince1970: 1_500))
         #expect(RateLimit(headers: [:], now: now) == nil)
+        #expect(RateLimit(headers: ["x-rate-limit-reset": "inf", "Retry-After": "nan"], now: now) == nil)
+        #expect(ServiceDates.formatTwitter(Date(timeIntervalSince1970: .infinity)) == "Thu Jan 01 00:00:00 +0000 1970")
     }
 }

@@ -21,9 +21,14 @@ public struct RateLimit: Sendable, Hashable {
     public init?(headers: HTTPHeaders, now: Date = Date()) {
         let limit = headers["x-rate-limit-limit"].flatMap { Int($0.trimmed) }
         let remaining = headers["x-rate-limit-remaining"].flatMap { Int($0.trimmed) }
-        var reset = headers["x-rate-limit-reset"].flatMap { Double($0.trimmed) }.map { Date(timeIntervalSince1970: $0) }
+        // Only plain finite numbers: `Double` also reads "inf" and "nan".
+        func seconds(_ text: String?) -> Double? {
+            guard let text, let value = Double(text.trimmed), value.isFinite, abs(value) < 1e12 else { return nil }
+            return value
+        }
+        var reset = seconds(headers["x-rate-limit-reset"]).map { Date(timeIntervalSince1970: $0) }
         if reset == nil, let retryAfter = headers["retry-after"]?.trimmed {
-            if let seconds = Double(retryAfter) {
+            if let seconds = seconds(retryAfter) {
                 reset = now.addingTimeInterval(seconds)
             } else {
                 reset = ServiceDates.parseHTTP(retryAfter)

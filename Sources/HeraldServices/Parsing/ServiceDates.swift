@@ -108,7 +108,8 @@ extension ServiceDates {
     /// Formats `date` in UTC as BaaS does: `2018-10-10T20:19:24.500Z`.
     public static func formatISO8601(_ date: Date) -> String {
         let parts = utcParts(date)
-        let millis = Int((date.timeIntervalSince1970 - date.timeIntervalSince1970.rounded(.down)) * 1000)
+        let interval = date.timeIntervalSince1970
+        let millis = interval.isFinite ? min(999, max(0, Int((interval - interval.rounded(.down)) * 1000))) : 0
         let millisText = String(repeating: "0", count: 3 - String(millis).count) + String(millis)
         return "\(parts.year)-\(pad(parts.month))-\(pad(parts.day))T\(pad(parts.hour)):\(pad(parts.minute)):\(pad(parts.second)).\(millisText)Z"
     }
@@ -117,7 +118,9 @@ extension ServiceDates {
 
     /// Civil from days (the inverse of `date(year:…)`).
     private static func utcParts(_ date: Date) -> (year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int, weekday: Int) {
-        let total = Int(date.timeIntervalSince1970.rounded(.down))
+        // Out-of-range dates (not produced by the parsers) format as the epoch instead of trapping.
+        let interval = date.timeIntervalSince1970
+        let total = interval.isFinite && abs(interval) < 1e14 ? Int(interval.rounded(.down)) : 0
         var days = total / 86_400
         var seconds = total % 86_400
         if seconds < 0 { seconds += 86_400; days -= 1 }
