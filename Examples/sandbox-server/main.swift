@@ -1,7 +1,9 @@
 // sandbox-server: runs the loopback emulator of the Twitter-style API, Tiqav and NEC BaaS
 // until SIGINT or SIGTERM.
 //
-//     swift run sandbox-server [--port N]
+//     swift run sandbox-server [--port N] [--status-interval SECONDS] [--seed N]
+//         [--latency-ms N] [--error-rate F] [--drop-rate F] [--truncate-rate F]
+//         [--malform-rate F] [--drip-rate F]
 //
 // Point any HTTP client at the printed URL; the OAuth and BaaS credentials it accepts are
 // printed too and served at /_sandbox/config.
@@ -16,20 +18,37 @@ import Glibc
 import Darwin
 #endif
 
-var port = 0
+let usage = """
+    usage: sandbox-server [--port N] [--status-interval SECONDS] [--seed N] [--latency-ms N]
+                          [--error-rate F] [--drop-rate F] [--truncate-rate F] [--malform-rate F] [--drip-rate F]
+
+    """
+var configuration = SandboxConfiguration()
 var arguments = CommandLine.arguments.dropFirst()
 while let argument = arguments.popFirst() {
-    if argument == "--port", let value = arguments.popFirst().flatMap({ Int($0) }) {
-        port = value
-    } else {
-        FileHandle.standardError.write(Data("usage: sandbox-server [--port N]\n".utf8))
+    guard let value = arguments.popFirst(), let number = Double(value) else {
+        FileHandle.standardError.write(Data(usage.utf8))
+        exit(2)
+    }
+    switch argument {
+    case "--port": configuration.port = Int(number)
+    case "--status-interval": configuration.statusInterval = number
+    case "--seed": configuration.faults.seed = UInt64(max(0, number))
+    case "--latency-ms": configuration.faults.latency = .milliseconds(Int(number))
+    case "--error-rate": configuration.faults.serverErrorRate = number
+    case "--drop-rate": configuration.faults.dropRate = number
+    case "--truncate-rate": configuration.faults.truncateRate = number
+    case "--malform-rate": configuration.faults.malformRate = number
+    case "--drip-rate": configuration.faults.dripRate = number
+    default:
+        FileHandle.standardError.write(Data(usage.utf8))
         exit(2)
     }
 }
 
 let sandbox: Sandbox
 do {
-    sandbox = try await Sandbox.start(SandboxConfiguration(port: port))
+    sandbox = try await Sandbox.start(configuration)
 } catch {
     FileHandle.standardError.write(Data("sandbox-server: \(error)\n".utf8))
     exit(1)
