@@ -20,6 +20,16 @@ import Testing
         await sandbox.stop()
     }
 
+    @Test func http10RequestsCloseTheConnectionByDefault() async throws {
+        let sandbox = try await Sandbox.start()
+        let client = try #require(RawClient(port: sandbox.port))
+        client.send("GET /_sandbox/health HTTP/1.0\r\n\r\n")
+        let text = client.read { _ in false }
+        #expect(text.hasPrefix("HTTP/1.1 200 OK"))
+        #expect(text.contains("Connection: close"))
+        await sandbox.stop()
+    }
+
     @Test func chunkedBodyWithExtensionsAndTrailersIsReassembled() async throws {
         let sandbox = try await Sandbox.start()
         let client = try #require(RawClient(port: sandbox.port))

@@ -45,7 +45,7 @@ struct HTTPRequestReader {
         var request = SandboxRequest(
             method: String(requestLine[0]), rawPath: String(target[..<pathEnd]),
             rawQuery: pathEnd < target.endIndex ? String(target[target.index(after: pathEnd)...]) : "",
-            headers: headers, body: Data())
+            headers: headers, body: Data(), version: String(requestLine[2]))
         if request.header("Expect")?.lowercased() == "100-continue" {
             guard ResponseWriter.writeContinue(to: fd) else { return .closed }
         }

@@ -12,6 +12,8 @@ public struct SandboxRequest: Sendable {
     public var headers: [(name: String, value: String)]
     /// The decoded body (chunked transfer already undone).
     public var body: Data
+    /// The protocol version from the request line, e.g. `HTTP/1.1`.
+    public var version: String = "HTTP/1.1"
 
     /// The first value of a header, any case.
     public func header(_ name: String) -> String? {
@@ -37,7 +39,10 @@ public struct SandboxRequest: Sendable {
     }
 
     /// Whether the client asked to close the connection after this exchange.
+    /// HTTP/1.1 keeps the connection unless told to close; HTTP/1.0 closes unless told to keep it.
     var wantsClose: Bool {
-        header("Connection")?.lowercased().contains("close") == true
+        let connection = header("Connection")?.lowercased() ?? ""
+        if version == "HTTP/1.0" { return !connection.contains("keep-alive") }
+        return connection.contains("close")
     }
 }
