@@ -54,6 +54,20 @@ import Testing
         }
     }
 
+    @Test func excludeRepliesAndTrimUserAreHonoured() async throws {
+        try await SandboxHarness.run { harness in
+            let client = harness.twitter()
+            let original = try await client.update(status: "original")
+            _ = try await client.update(status: "a reply", inReplyTo: original.id)
+            let all = try await client.homeTimeline(TimelineQuery(count: 2))
+            #expect(all.statuses.map(\.text) == ["a reply", "original"])
+            let noReplies = try await client.homeTimeline(TimelineQuery(count: 2, excludeReplies: true))
+            #expect(noReplies.statuses.map(\.text) == ["original"])
+            let trimmed = try await client.homeTimeline(TimelineQuery(count: 2, trimUser: true))
+            #expect(trimmed.statuses.allSatisfy { $0.user.id == "1" && $0.user.screenName.isEmpty })
+        }
+    }
+
     @Test func userTimelineFiltersByUserAndUnknownUserIs404Code34() async throws {
         try await SandboxHarness.run { harness in
             let client = harness.twitter()

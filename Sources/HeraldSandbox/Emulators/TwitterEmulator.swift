@@ -61,7 +61,7 @@ final class TwitterEmulator: Sendable {
             ("x-rate-limit-reset", String(Int(outcome.reset.timeIntervalSince1970.rounded(.up)))),
         ]
         guard outcome.allowed else { return .twitterError(429, code: 88, "Rate limit exceeded", headers: headers) }
-        return render(outcome.page, xml: xml, headers: headers)
+        return render(outcome.page, xml: xml, trimUser: request.query("trim_user") == "true", headers: headers)
     }
 
     private func userTimeline(_ request: SandboxRequest, xml: Bool) -> SandboxResponse {
@@ -78,10 +78,11 @@ final class TwitterEmulator: Sendable {
             let mine = state.statuses.filter { $0.author.screenName.lowercased() == name || $0.author.id == id }
             return Self.select(mine, request)
         }
-        return render(page, xml: xml, headers: [])
+        return render(page, xml: xml, trimUser: request.query("trim_user") == "true", headers: [])
     }
 
     /// Newest first; `since_id` exclusive, `max_id` inclusive, `count` 1…200 (default 20).
+    /// As on the real service, `count` is applied before `exclude_replies` removes replies.
     static func select(_ statuses: [TwitterState.StoredStatus], _ request: SandboxRequest) -> [TwitterState.StoredStatus] {
         let count = min(200, max(1, request.query("count").flatMap { Int($0) } ?? 20))
         let since = request.query("since_id").flatMap(UInt64.init)
@@ -89,16 +90,18 @@ final class TwitterEmulator: Sendable {
         let chosen = statuses.reversed().filter { status in
             (since.map { status.id > $0 } ?? true) && (maxID.map { status.id <= $0 } ?? true)
         }
-        return Array(chosen.prefix(count))
+        let page = chosen.prefix(count)
+        if request.query("exclude_replies") == "true" { return page.filter { $0.inReplyTo == nil } }
+        return Array(page)
     }
 
-    private func render(_ page: [TwitterState.StoredStatus], xml: Bool, headers: [(name: String, value: String)]) -> SandboxResponse {
+    private func render(_ page: [TwitterState.StoredStatus], xml: Bool, trimUser: Bool = false, headers: [(name: String, value: String)]) -> SandboxResponse {
         if xml {
             return SandboxResponse(
                 status: 200, headers: [("Content-Type", "application/xml; charset=utf-8")] + headers,
                 body: Data(TwitterEncoding.xml(page).utf8))
         }
-        return .json(200, .array(page.map(TwitterEncoding.json)), headers: headers)
+        return .json(200, .array(page.map { TwitterEncoding.json($0, trimUser: trimUser) }), headers: headers)
     }
 
     private func update(_ request: SandboxRequest) -> SandboxResponse {

@@ -10,8 +10,15 @@ enum TwitterEncoding {
         return formatter.string(from: date)
     }
 
-    static func json(_ status: TwitterState.StoredStatus) -> SandboxJSON {
+    /// One status object; with `trimUser`, the user is only `{id, id_str}`.
+    static func json(_ status: TwitterState.StoredStatus, trimUser: Bool = false) -> SandboxJSON {
         let author = status.author
+        let user: SandboxJSON = trimUser
+            ? .object([("id", .uint(author.id)), ("id_str", .string(String(author.id)))])
+            : .object([
+                ("id", .uint(author.id)), ("id_str", .string(String(author.id))),
+                ("name", .string(author.name)), ("screen_name", .string(author.screenName)),
+            ])
         var pairs: [(String, SandboxJSON)] = [
             ("created_at", .string(formatDate(status.createdAt))),
             ("id", .uint(status.id)),
@@ -21,10 +28,7 @@ enum TwitterEncoding {
             ("truncated", .bool(false)),
             ("in_reply_to_status_id", status.inReplyTo.map { .uint($0) } ?? .null),
             ("in_reply_to_status_id_str", status.inReplyTo.map { .string(String($0)) } ?? .null),
-            ("user", .object([
-                ("id", .uint(author.id)), ("id_str", .string(String(author.id))),
-                ("name", .string(author.name)), ("screen_name", .string(author.screenName)),
-            ])),
+            ("user", user),
         ]
         if !status.mediaIDs.isEmpty {
             pairs.append(("entities", .object([("media", .array(status.mediaIDs.map {
