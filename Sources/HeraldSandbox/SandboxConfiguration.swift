@@ -35,6 +35,10 @@ public struct SandboxConfiguration: Sendable {
     public var processingPolls: Int
     /// Whether video processing ends in `failed` (to exercise that path).
     public var processingFails: Bool
+    /// When set, an `oauth_timestamp` further than this many seconds from ``now`` is refused
+    /// with 401 / 135, as the real service does; nil (the default) accepts any timestamp, so
+    /// tests on virtual time can sign with the wall clock.
+    public var oauthTimestampTolerance: TimeInterval?
     /// Fault injection.
     public var faults: SandboxFaults
     /// The time source; the timeline, rate limits and BaaS dates follow it.
@@ -48,7 +52,7 @@ public struct SandboxConfiguration: Sendable {
         statusInterval: TimeInterval = 5, homeTimelineLimit: Int = 15, rateLimitWindow: TimeInterval = 900,
         dailyUpdateLimit: Int = 2400, maxMediaBytes: Int = 15 * 1024 * 1024, maxSegmentBytes: Int = 5 * 1024 * 1024,
         processingCheckAfterSeconds: Int = 1, processingPolls: Int = 2, processingFails: Bool = false,
-        faults: SandboxFaults = .none, now: @escaping @Sendable () -> Date = { Date() }
+        oauthTimestampTolerance: TimeInterval? = nil, faults: SandboxFaults = .none, now: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.port = port
         self.credentials = credentials
@@ -66,6 +70,7 @@ public struct SandboxConfiguration: Sendable {
         self.processingCheckAfterSeconds = processingCheckAfterSeconds
         self.processingPolls = processingPolls
         self.processingFails = processingFails
+        self.oauthTimestampTolerance = oauthTimestampTolerance
         self.faults = faults
         self.now = now
     }

@@ -102,6 +102,20 @@ import Testing
         }
     }
 
+    @Test func timestampOutsideTheToleranceIs401Code135() async throws {
+        try await SandboxHarness.run({ $0.oauthTimestampTolerance = 300 }) { harness in
+            let time = harness.time
+            func client(skew: TimeInterval) -> TwitterClient {
+                let signer = OAuthSigner(credentials: harness.credentials, makeTimestamp: { Int(time.now.timeIntervalSince1970 + skew) })
+                return TwitterClient(baseURL: harness.sandbox.baseURL, signer: signer, transport: harness.transport)
+            }
+            _ = try await client(skew: 299).homeTimeline()
+            let error = await serviceError { try await client(skew: -301).homeTimeline() }
+            #expect(error?.status == 401)
+            #expect(error?.hasAPIError(code: 135) == true)
+        }
+    }
+
     @Test func missingAuthorizationIs400Code215() async throws {
         try await SandboxHarness.run { harness in
             let url = harness.sandbox.baseURL.appendingPathComponent("1.1/statuses/home_timeline.json")

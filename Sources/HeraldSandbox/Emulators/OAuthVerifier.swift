@@ -11,9 +11,13 @@ struct OAuthVerifier: Sendable {
         case invalidToken
         /// 401 / 32: wrong consumer key or signature.
         case couldNotAuthenticate
+        /// 401 / 135: the timestamp is too far from the sandbox's clock.
+        case timestampOutOfBounds
     }
 
     let credentials: SandboxCredentials
+    var timestampTolerance: TimeInterval?
+    var now: @Sendable () -> Date = { Date() }
 
     func verify(_ request: SandboxRequest) -> Verdict {
         guard let header = request.header("Authorization"), header.hasPrefix("OAuth "),
@@ -25,6 +29,11 @@ struct OAuthVerifier: Sendable {
         else { return .badAuthenticationData }
         guard values["oauth_consumer_key"] == credentials.consumerKey else { return .couldNotAuthenticate }
         guard values["oauth_token"] == credentials.token else { return .invalidToken }
+        if let tolerance = timestampTolerance {
+            guard let timestamp = values["oauth_timestamp"].flatMap(Double.init),
+                abs(timestamp - now().timeIntervalSince1970) <= tolerance
+            else { return .timestampOutOfBounds }
+        }
         let parameters = request.queryItems + request.formItems + oauth
         let expected = Self.signature(
             method: request.method, baseURL: baseURL(of: request), parameters: parameters,

@@ -11,7 +11,8 @@ final class TwitterEmulator: Sendable {
     init(configuration: SandboxConfiguration) {
         self.configuration = configuration
         self.start = configuration.now()
-        self.verifier = OAuthVerifier(credentials: configuration.credentials)
+        self.verifier = OAuthVerifier(
+            credentials: configuration.credentials, timestampTolerance: configuration.oauthTimestampTolerance, now: configuration.now)
         let start = self.start
         state.withLock { state in
             state.grow(now: start, start: start, initial: configuration.initialStatusCount, interval: configuration.statusInterval)
@@ -28,6 +29,7 @@ final class TwitterEmulator: Sendable {
         case .badAuthenticationData: return .twitterError(400, code: 215, "Bad Authentication data.")
         case .invalidToken: return .twitterError(401, code: 89, "Invalid or expired token.")
         case .couldNotAuthenticate: return .twitterError(401, code: 32, "Could not authenticate you.")
+        case .timestampOutOfBounds: return .twitterError(401, code: 135, "Timestamp out of bounds.")
         }
         let path = request.path
         switch (request.method, path) {
