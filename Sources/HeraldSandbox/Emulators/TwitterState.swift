@@ -36,7 +36,10 @@ struct TwitterState: Sendable {
     /// `interval` seconds.
     mutating func grow(now: Date, start: Date, initial: Int, interval: TimeInterval) {
         let elapsed = max(0, now.timeIntervalSince(start))
-        let target = initial + (interval > 0 ? Int(elapsed / interval) : 0)
+        // Capped so an extreme configuration (a tiny interval, a far clock) cannot trap or
+        // exhaust memory: at most a million generated statuses.
+        let beats = interval > 0 && elapsed.isFinite ? min(1_000_000, (elapsed / interval).rounded(.down)) : 0
+        let target = max(0, initial) + Int(beats)
         while generatedCount < target {
             let index = generatedCount
             // The initial statuses lie a minute apart before `start`; later ones appear on the beat.
@@ -55,7 +58,7 @@ struct TwitterState: Sendable {
     mutating func append(_ status: StoredStatus) -> StoredStatus {
         var stored = status
         stored.id = nextStatusID
-        nextStatusID += 4_096 + UInt64(statuses.count % 7)
+        nextStatusID &+= 4_096 + UInt64(statuses.count % 7)
         statuses.append(stored)
         return stored
     }
