@@ -10,6 +10,9 @@ let package = Package(
         .library(name: "Herald", targets: ["Herald"]),
         .executable(name: "herald", targets: ["herald"]),
         .executable(name: "herald-bench", targets: ["herald-bench"]),
+        .library(name: "HeraldServices", targets: ["HeraldServices"]),
+        .library(name: "HeraldSandbox", targets: ["HeraldSandbox"]),
+        .executable(name: "sandbox-server", targets: ["sandbox-server"]),
     ],
     targets: [
         // The bus. Standard library, Synchronization and FoundationEssentials only,
@@ -32,6 +35,23 @@ let package = Package(
             dependencies: ["Herald"],
             path: "Examples/loader-notifications"
         ),
+
+        // HTTP clients of the three services (Twitter-style API, Tiqav, NEC BaaS), OAuth 1.0a,
+        // models and their JSON / XML parsing. Foundation only; knows nothing of the bus.
+        .target(name: "HeraldServices"),
+
+        // A loopback HTTP/1.1 emulator of the three services, with fault injection.
+        // It shares no code with HeraldServices so a client bug cannot hide behind its mirror.
+        .target(name: "HeraldSandbox"),
+
+        .executableTarget(
+            name: "sandbox-server",
+            dependencies: ["HeraldSandbox"],
+            path: "Examples/sandbox-server"
+        ),
+
+        .testTarget(name: "HeraldServicesTests", dependencies: ["HeraldServices", "HeraldSandbox"]),
+        .testTarget(name: "HeraldSandboxTests", dependencies: ["HeraldSandbox"]),
 
         .testTarget(name: "HeraldTests", dependencies: ["Herald"]),
         .testTarget(

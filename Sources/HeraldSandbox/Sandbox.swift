@@ -1,0 +1,78 @@
+import Foundation
+
+/// A loopback emulator of the three services Herald talks to, on one port of 127.0.0.1.
+///
+/// Paths are the services' real ones, so a client's base URL is simply ``baseURL``:
+/// - Twitter-style: `/1.1/statuses/{home,user}_timeline.{json,xml}`,
+///   `/1.1/statuses/update.json`, `/1.1/media/upload.json` (OAuth 1.0a checked on each);
+/// - Tiqav: `/search/random.json`, `/search.json?q=`, images under `/img/`;
+/// - NEC BaaS: `/1/{tenant}/objects/{bucket}[/{id}]`;
+/// - the sandbox itself: `GET /_sandbox/posts`, `GET /_sandbox/config`, `GET /_sandbox/health`.
+///
+/// ```swift
+/// let sandbox = try await Sandbox.start(SandboxConfiguration())
+/// defer { Task { await sandbox.stop() } }
+/// print(sandbox.baseURL)
+/// ```
+public final class Sandbox: Sendable {
+    /// The configuration it runs with.
+    public let configuration: SandboxConfiguration
+    /// The port it listens on (the chosen one when started with port 0).
+    public let port: Int
+    /// `http://127.0.0.1:<port>`.
+    public let baseURL: URL
+    /// Where Tiqav images are served: `{baseURL}/img`.
+    public var imageBaseURL: URL { baseURL.appendingPathComponent("img") }
+
+    private let server: HTTPServer
+    private let twitter: TwitterEmulator
+
+    private init(configuration: SandboxConfiguration, server: HTTPServer, twitter: TwitterEmulator) {
+        self.configuration = configuration
+        self.server = server
+        self.twitter = twitter
+        self.port = server.port
+        self.baseURL = URL(string: "http://127.0.0.1:\(server.port)") ?? URL(fileURLWithPath: "/")
+    }
+
+    /// Binds the port and starts serving.
+    ///
+    /// - Throws: ``SandboxError`` when the socket cannot be opened or bound.
+    public static func start(_ configuration: SandboxConfiguration = SandboxConfiguration()) async throws -> Sandbox {
+        let twitter = TwitterEmulator(configuration: configuration)
+        let router = SandboxRouter(
+            twitter: twitter, tiqav: TiqavEmulator(), baas: BaaSEmulator(configuration: configuration),
+            faults: FaultInjector(faults: configuration.faults), configuration: configuration)
+        let server = try HTTPServer(port: configuration.port) { request in router.route(request) }
+        server.start()
+        return Sandbox(configuration: configuration, server: server, twitter: twitter)
+    }
+
+    /// Stops accepting, closes open connections and waits until every server thread ended.
+    /// Calling it again does nothing more.
+    public func stop() async {
+        await server.stop()
+    }
+
+    /// Serves until the calling task is cancelled, then stops: the shape of a long-running
+    /// service, for a service group or `herald sandbox`.
+    public func run() async {
+        let (cancelled, continuation) = AsyncStream<Void>.makeStream()
+        await withTaskCancellationHandler {
+            for await _ in cancelled {}
+        } onCancel: {
+            continuation.finish()
+        }
+        await stop()
+    }
+
+    /// How many requests have been received so far (control paths included).
+    public var requestsReceived: Int {
+        server.requestsReceived
+    }
+
+    /// The statuses posted so far, oldest first.
+    public func posts() -> [SandboxPost] {
+        twitter.posts()
+    }
+}

@@ -1,0 +1,62 @@
+import Foundation
+
+/// Sends each request to its emulator and applies the configured faults to service answers.
+struct SandboxRouter: Sendable {
+    let twitter: TwitterEmulator
+    let tiqav: TiqavEmulator
+    let baas: BaaSEmulator
+    let faults: FaultInjector
+    let configuration: SandboxConfiguration
+
+    func route(_ request: SandboxRequest) -> SandboxResponse {
+        let path = request.path
+        if path.hasPrefix("/_sandbox/") { return control(request) }
+        let plan = faults.plan()
+        if plan.serverError {
+            let response = SandboxResponse.twitterError(plan.errorStatus, code: 131, "Internal error (injected by the sandbox).")
+            return faults.apply(FaultInjector.Plan(drop: plan.drop), to: response)
+        }
+        let response: SandboxResponse
+        if path.hasPrefix("/1.1/") {
+            response = twitter.handle(request)
+        } else if path.hasPrefix("/search") || path.hasPrefix("/img/") {
+            response = tiqav.handle(request)
+        } else if path.hasPrefix("/1/") {
+            response = baas.handle(request)
+        } else {
+            response = .twitterError(404, code: 34, "Sorry, that page does not exist.")
+        }
+        return faults.apply(plan, to: response)
+    }
+
+    private func control(_ request: SandboxRequest) -> SandboxResponse {
+        switch request.path {
+        case "/_sandbox/health":
+            return .json(200, .object([("status", .string("ok"))]))
+        case "/_sandbox/posts":
+            let posts = twitter.posts().map { post -> SandboxJSON in
+                .object([
+                    ("id_str", .string(post.id)), ("text", .string(post.text)),
+                    ("in_reply_to_status_id_str", post.inReplyToStatusID.map { .string($0) } ?? .null),
+                    ("media_ids", .array(post.mediaIDs.map { .string($0) })),
+                ])
+            }
+            return .json(200, .object([("posts", .array(posts))]))
+        case "/_sandbox/config":
+            let credentials = configuration.credentials
+            return .json(200, .object([
+                ("twitter", .object([
+                    ("consumer_key", .string(credentials.consumerKey)), ("consumer_secret", .string(credentials.consumerSecret)),
+                    ("access_token", .string(credentials.token)), ("access_token_secret", .string(credentials.tokenSecret)),
+                    ("screen_name", .string(configuration.screenName)),
+                ])),
+                ("baas", .object([
+                    ("tenant", .string(configuration.baasTenant)), ("application_id", .string(configuration.baasApplicationID)),
+                    ("application_key", .string(configuration.baasApplicationKey)),
+                ])),
+            ]))
+        default:
+            return .json(404, .object([("error", .string("unknown sandbox path"))]))
+        }
+    }
+}

@@ -1,0 +1,123 @@
+import Foundation
+
+/// A small HTTP/1.1 server on POSIX sockets: one thread accepts, one thread per connection.
+///
+/// Threads (not tasks) because every socket call here blocks; each loop polls with a short
+/// timeout so `stop()` is noticed promptly.
+final class HTTPServer: Sendable {
+    typealias Handler = @Sendable (SandboxRequest) -> SandboxResponse
+
+    private struct State: Sendable {
+        var stopping = false
+        var connections: Set<Int32> = []
+        var requests = 0
+    }
+
+    let port: Int
+    private let listenFD: Int32
+    private let handler: Handler
+    private let state = Locked(State())
+    private let running = DispatchGroup()
+
+    init(port: Int, handler: @escaping Handler) throws(SandboxError) {
+        let (fd, actualPort) = try Socket.listen(port: port)
+        self.listenFD = fd
+        self.port = actualPort
+        self.handler = handler
+    }
+
+    func start() {
+        running.enter()
+        let thread = Thread { [self] in
+            acceptLoop()
+            running.leave()
+        }
+        thread.name = "sandbox-accept"
+        thread.start()
+    }
+
+    /// Stops accepting, closes every connection and waits for all threads to end.
+    func stop() async {
+        let connections = state.withLock { state -> Set<Int32> in
+            state.stopping = true
+            return state.connections
+        }
+        // Shutdown (not close) wakes blocked calls without freeing the descriptor numbers,
+        // which the owning threads close themselves.
+        for fd in connections { Socket.shutdownBoth(fd) }
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            running.notify(queue: .global()) { continuation.resume() }
+        }
+    }
+
+    private var isStopping: Bool { state.withLock { $0.stopping } }
+
+    var requestsReceived: Int { state.withLock { $0.requests } }
+
+    private func acceptLoop() {
+        defer { Socket.close(listenFD) }
+        while !isStopping {
+            guard Socket.waitReadable(listenFD, milliseconds: 50), let client = Socket.accept(listenFD) else { continue }
+            let admitted = state.withLock { state -> Bool in
+                guard !state.stopping else { return false }
+                state.connections.insert(client)
+                return true
+            }
+            guard admitted else {
+                Socket.close(client)
+                break
+            }
+            running.enter()
+            let thread = Thread { [self] in
+                serve(client)
+                state.withLock { _ = $0.connections.remove(client) }
+                Socket.close(client)
+                running.leave()
+            }
+            thread.name = "sandbox-connection"
+            thread.start()
+        }
+    }
+
+    private func serve(_ fd: Int32) {
+        var reader = HTTPRequestReader(fd: fd, isStopping: { [self] in isStopping })
+        while !isStopping {
+            let request: SandboxRequest
+            switch reader.next() {
+            case .request(let received): request = received
+            case .closed: return
+            case .malformed(let status, let reason):
+                let response = SandboxResponse.json(status, .object([("error", .string(reason))]))
+                _ = ResponseWriter.write(response, to: fd, close: true)
+                return
+            }
+            state.withLock { $0.requests += 1 }
+            let response = handler(request)
+            guard pause(response.delay), response.delivery != .drop else { return }
+            let close = request.wantsClose
+            guard ResponseWriter.write(response, to: fd, close: close, pause: pause), !close else { return }
+        }
+    }
+}
+
+extension HTTPServer {
+    /// Sleeps for `duration` in short slices; false as soon as the server is stopping, so an
+    /// injected latency never delays `stop()`.
+    func pause(_ duration: Duration) -> Bool {
+        var left = duration.seconds
+        while left > 0 {
+            if isStopping { return false }
+            let slice = min(left, 0.02)
+            Thread.sleep(forTimeInterval: slice)
+            left -= slice
+        }
+        return !isStopping
+    }
+}
+
+extension Duration {
+    var seconds: Double {
+        let (whole, fraction) = components
+        return Double(whole) + Double(fraction) / 1e18
+    }
+}

@@ -1,0 +1,34 @@
+import Foundation
+
+/// Where an NEC BaaS tenant lives and how the application identifies itself.
+public struct BaaSConfiguration: Sendable, Hashable {
+    /// The API endpoint, e.g. `https://baas.example.com/api/` (a missing trailing slash is added).
+    public var endpoint: URL
+    /// The tenant id.
+    public var tenantID: String
+    /// Sent as `X-Application-Id`.
+    public var applicationID: String
+    /// Sent as `X-Application-Key`.
+    public var applicationKey: String
+    /// Sent as `X-Session-Token` when logged in.
+    public var sessionToken: String?
+
+    /// Creates a configuration.
+    public init(endpoint: URL, tenantID: String, applicationID: String, applicationKey: String, sessionToken: String? = nil) {
+        self.endpoint = endpoint
+        self.tenantID = tenantID
+        self.applicationID = applicationID
+        self.applicationKey = applicationKey
+        self.sessionToken = sessionToken
+    }
+
+    /// Reads `<prefix>ENDPOINT`, `TENANT_ID`, `APP_ID` and `APP_KEY`; nil when one is missing.
+    public static func fromEnvironment(_ environment: [String: String], prefix: String = "HERALD_BAAS_") -> BaaSConfiguration? {
+        guard let endpoint = environment[prefix + "ENDPOINT"].flatMap({ URL(string: $0) }),
+            let tenant = environment[prefix + "TENANT_ID"], let id = environment[prefix + "APP_ID"],
+            let key = environment[prefix + "APP_KEY"]
+        else { return nil }
+        return BaaSConfiguration(endpoint: endpoint, tenantID: tenant, applicationID: id, applicationKey: key,
+                                 sessionToken: environment[prefix + "SESSION_TOKEN"])
+    }
+}

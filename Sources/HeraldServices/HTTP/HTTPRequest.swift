@@ -1,0 +1,24 @@
+import Foundation
+
+/// An HTTP request as the clients build it, independent of any transport.
+public struct HTTPRequest: Sendable, Hashable {
+    /// The method, e.g. `GET`.
+    public var method: String
+    /// The full URL, query included.
+    public var url: URL
+    /// The header fields.
+    public var headers: HTTPHeaders
+    /// The body, if any.
+    public var body: Data?
+    /// The whole-exchange deadline; nil uses the transport's default.
+    public var timeout: Duration?
+
+    /// Creates a request.
+    public init(method: String = "GET", url: URL, headers: HTTPHeaders = [:], body: Data? = nil, timeout: Duration? = nil) {
+        self.method = method
+        self.url = url
+        self.headers = headers
+        self.body = body
+        self.timeout = timeout
+    }
+}

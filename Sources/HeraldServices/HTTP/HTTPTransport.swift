@@ -1,0 +1,12 @@
+/// Sends one HTTP request and returns the whole response.
+///
+/// An implementation must:
+/// - return every response that arrives, whatever its status (4xx and 5xx included): status
+///   handling belongs to the clients;
+/// - throw only ``ServiceError`` values of kind `.transport`, `.timeout` or `.cancelled`;
+/// - honour ``HTTPRequest/timeout`` as a deadline for the whole exchange;
+/// - stop promptly and throw `.cancelled` when the calling task is cancelled.
+public protocol HTTPTransport: Sendable {
+    /// Sends `request` and waits for the complete response.
+    func send(_ request: HTTPRequest) async throws -> HTTPResponse
+}

@@ -1,0 +1,63 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The ``HTTPTransport`` over `URLSession`; the only place in the module that touches it.
+///
+/// Each request gets a whole-exchange deadline (``HTTPRequest/timeout`` or the default given
+/// here) enforced by cancelling the data task, so a slow-drip body cannot stall a caller.
+/// Cancelling the calling task cancels the data task.
+public final class URLSessionTransport: HTTPTransport {
+    private let session: URLSession
+    private let defaultTimeout: Duration
+
+    /// Creates a transport over a fresh ephemeral session (no cookies, no cache).
+    public init(defaultTimeout: Duration = .seconds(30)) {
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
+        configuration.urlCache = nil
+        configuration.httpCookieStorage = nil
+        self.session = URLSession(configuration: configuration)
+        self.defaultTimeout = defaultTimeout
+    }
+
+    deinit {
+        session.finishTasksAndInvalidate()
+    }
+
+    /// Sends `request`; throws `.transport`, `.timeout` or `.cancelled`.
+    public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        let timeout = request.timeout ?? defaultTimeout
+        var urlRequest = URLRequest(
+            url: request.url, cachePolicy: .reloadIgnoringLocalCacheData,
+            timeoutInterval: timeout.timeInterval)
+        urlRequest.httpMethod = request.method
+        for field in request.headers {
+            urlRequest.addValue(field.value, forHTTPHeaderField: field.name)
+        }
+        urlRequest.httpBody = request.body
+        if Task.isCancelled { throw ServiceError.cancelled }
+
+        let exchange = DataTaskExchange()
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<HTTPResponse, Error>) in
+                let task = session.dataTask(with: urlRequest) { data, response, error in
+                    continuation.resume(with: exchange.result(data: data, response: response, error: error, timeout: timeout))
+                }
+                exchange.start(task, timeout: timeout)
+            }
+        } onCancel: {
+            exchange.cancel(reason: .cancelled)
+        }
+    }
+}
+
+extension Duration {
+    /// The duration in seconds as a `TimeInterval`.
+    var timeInterval: TimeInterval {
+        let (seconds, attoseconds) = components
+        return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
+    }
+}

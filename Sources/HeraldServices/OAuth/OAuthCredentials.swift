@@ -1,0 +1,38 @@
+/// The four OAuth 1.0a secrets that sign requests for one user of one application.
+public struct OAuthCredentials: Sendable, Hashable, CustomStringConvertible {
+    /// The application's consumer (API) key.
+    public var consumerKey: String
+    /// The application's consumer secret.
+    public var consumerSecret: String
+    /// The user's access token, if the request is made on a user's behalf.
+    public var token: String?
+    /// The secret of `token`.
+    public var tokenSecret: String?
+
+    /// Creates credentials; leave `token` nil to sign as the application alone.
+    public init(consumerKey: String, consumerSecret: String, token: String? = nil, tokenSecret: String? = nil) {
+        self.consumerKey = consumerKey
+        self.consumerSecret = consumerSecret
+        self.token = token
+        self.tokenSecret = tokenSecret
+    }
+
+    /// Reads `<prefix>CONSUMER_KEY`, `<prefix>CONSUMER_SECRET`, `<prefix>ACCESS_TOKEN` and
+    /// `<prefix>ACCESS_TOKEN_SECRET` from `environment`; nil when the consumer pair is missing.
+    public static func fromEnvironment(
+        _ environment: [String: String], prefix: String = "HERALD_TWITTER_"
+    ) -> OAuthCredentials? {
+        guard let key = environment[prefix + "CONSUMER_KEY"],
+            let secret = environment[prefix + "CONSUMER_SECRET"]
+        else { return nil }
+        return OAuthCredentials(
+            consumerKey: key, consumerSecret: secret,
+            token: environment[prefix + "ACCESS_TOKEN"],
+            tokenSecret: environment[prefix + "ACCESS_TOKEN_SECRET"])
+    }
+
+    /// Redacts the secrets so credentials can be logged safely.
+    public var description: String {
+        "OAuthCredentials(consumerKey: \(consumerKey), token: \(token ?? "none"), secrets: <redacted>)"
+    }
+}

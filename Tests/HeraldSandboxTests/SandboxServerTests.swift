@@ -1,0 +1,103 @@
+import Foundation
+import Testing
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+@testable import HeraldSandbox
+
+@Suite struct SandboxServerTests {
+    @Test func digestMatchesRFC2202AndFIPSVectors() {
+        func hex(_ bytes: [UInt8]) -> String { bytes.map { String(format: "%02x", $0) }.joined() }
+        #expect(hex(SandboxDigest.sha1(Array("abc".utf8))) == "a9993e364706816aba3e25717850c26c9cd0d89d")
+        #expect(hex(SandboxDigest.sha1([])) == "da39a3ee5e6b4b0d3255bfef95601890afd80709")
+        #expect(hex(SandboxDigest.hmacSHA1(key: Array("Jefe".utf8), message: Array("what do ya want for nothing?".utf8)))
+            == "effcdf6ae5eb2fa2d27416d5f184df9c259a7c79")
+        #expect(hex(SandboxDigest.hmacSHA1(key: [UInt8](repeating: 0xaa, count: 80),
+                                           message: Array("Test Using Larger Than Block-Size Key - Hash Key First".utf8)))
+            == "aa4ae5e15272d00e95705637ce8a3b55ed402112")
+    }
+
+    @Test func verifierComputesTwittersWorkedExample() {
+        let parameters = [
+            ("status", "Hello Ladies + Gentlemen, a signed OAuth request!"), ("include_entities", "true"),
+            ("oauth_consumer_key", "xvz1evFS4wEEPTGEFPHBog"), ("oauth_nonce", "kYjzVBB8Y0ZFabxSWbWovY3uYSQ2pTgmZeNu2VS4cg"),
+            ("oauth_signature_method", "HMAC-SHA1"), ("oauth_timestamp", "1318622958"),
+            ("oauth_token", "370773112-GmHxMAgYyLbNEtIKZeRNFsMKPR9EyMZeS9weJAEb"), ("oauth_version", "1.0"),
+        ]
+        let signature = OAuthVerifier.signature(
+            method: "POST", baseURL: "https://api.twitter.com/1.1/statuses/update.json", parameters: parameters,
+            consumerSecret: "kAcSOqF21Fu85e7zjz7ZN2U4ZRhfV3WpwPAoE3Z7kBw", tokenSecret: "LswwdoUaIvS8ltyTt5jkRh4J50vUPVVHtR2YPi5kE")
+        #expect(signature == "hCtSmYh+iHYCEqBWrE7C7hYmtUk=")
+        let header = OAuthVerifier.parseHeader(#"oauth_consumer_key="a%2Bb", realm="x", oauth_nonce="n""#)
+        #expect(header?.map(\.0) == ["oauth_consumer_key", "oauth_nonce"])
+        #expect(header?.first?.1 == "a+b")
+        #expect(OAuthVerifier.parseHeader("oauth_nonce=unquoted") == nil)
+    }
+
+    @Test func multipartParserSplitsPartsAndRejectsGarbage() throws {
+        let body = Data("--XyZ\r\nContent-Disposition: form-data; name=\"command\"\r\n\r\nAPPEND\r\n--XyZ\r\nContent-Disposition: form-data; name=\"media\"; filename=\"blob\"\r\nContent-Type: application/octet-stream\r\n\r\n\u{0}\r\n--\r\n--XyZ--\r\n".utf8)
+        let boundary = try #require(MultipartParser.boundary(of: "multipart/form-data; boundary=\"XyZ\""))
+        let parts = try #require(MultipartParser.parse(body, boundary: boundary))
+        #expect(parts.map(\.name) == ["command", "media"])
+        #expect(parts[0].data == Data("APPEND".utf8))
+        #expect(parts[1].data == Data("\u{0}\r\n--".utf8))
+        #expect(parts[1].filename == "blob")
+        #expect(MultipartParser.parse(Data("--XyZ\r\nno head".utf8), boundary: "XyZ") == nil)
+        #expect(MultipartParser.boundary(of: "application/json") == nil)
+    }
+
+    @Test func startsOnAGivenPortAndStopsCleanlyWithIdleConnectionsOpen() async throws {
+        let first = try await Sandbox.start()
+        let port = first.port
+        #expect(port > 0)
+        // An idle keep-alive connection must not hold stop() up.
+        let session = URLSession(configuration: .ephemeral)
+        _ = try await session.data(from: first.baseURL.appendingPathComponent("_sandbox/health"))
+        let started = ContinuousClock.now
+        await first.stop()
+        #expect(ContinuousClock.now - started < .seconds(2))
+        let second = try await Sandbox.start(SandboxConfiguration(port: port))
+        #expect(second.port == port)
+        #expect(second.baseURL.absoluteString == "http://127.0.0.1:\(port)")
+        await second.stop()
+        session.invalidateAndCancel()
+    }
+
+    @Test func portInUseIsASandboxError() async throws {
+        let sandbox = try await Sandbox.start()
+        await #expect(throws: SandboxError.self) { try await Sandbox.start(SandboxConfiguration(port: sandbox.port)) }
+        await sandbox.stop()
+    }
+
+    @Test func jsonWriterKeepsLargeIntegersExactAndEscapes() {
+        let value = SandboxJSON.object([("id", .uint(1_050_118_621_198_921_728)), ("text", .string("a\"b\\c\n\u{1}日本"))])
+        #expect(value.serialized() == #"{"id":1050118621198921728,"text":"a\"b\\c\n\u0001日本"}"#)
+    }
+
+    @Test func faultPlansRepeatForASeed() {
+        let faults = SandboxFaults(seed: 9, serverErrorRate: 0.3, dropRate: 0.3)
+        let first = FaultInjector(faults: faults)
+        let second = FaultInjector(faults: faults)
+        let a = (0..<50).map { _ in first.plan() }.map { [$0.serverError, $0.drop] }
+        let b = (0..<50).map { _ in second.plan() }.map { [$0.serverError, $0.drop] }
+        #expect(a == b)
+        #expect(a.contains([true, false]) && a.contains([false, false]))
+    }
+}
+
+@Suite struct SandboxLifecycleTests {
+    @Test func runServesUntilItsTaskIsCancelled() async throws {
+        let sandbox = try await Sandbox.start()
+        let running = Task { await sandbox.run() }
+        let (body, _) = try await URLSession.shared.data(from: sandbox.baseURL.appendingPathComponent("_sandbox/health"))
+        #expect(!body.isEmpty)
+        #expect(sandbox.requestsReceived == 1)
+        running.cancel()
+        await running.value
+        await #expect(throws: (any Error).self) {
+            _ = try await URLSession.shared.data(from: sandbox.baseURL.appendingPathComponent("_sandbox/health"))
+        }
+    }
+}

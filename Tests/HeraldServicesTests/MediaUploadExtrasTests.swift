@@ -1,0 +1,35 @@
+import Foundation
+import HeraldSandbox
+import HeraldServices
+import Testing
+
+@Suite struct MediaUploadExtrasTests {
+    @Test func uploadEventsEndWithTheCompletedMedia() async throws {
+        try await SandboxHarness.run { harness in
+            var events: [UploadEvent] = []
+            for try await event in harness.twitter(segmentSize: 64).uploadMediaEvents(Data(count: 100), mediaType: "video/mp4", category: "tweet_video") {
+                events.append(event)
+            }
+            guard case .completed(let media)? = events.last else {
+                Issue.record("no completion in \(events)")
+                return
+            }
+            #expect(events.count == 7)  // initialized, 2 segments, 2 processing polls, completed progress, media
+            #expect(media.size == 100)
+        }
+    }
+
+    @Test func seed002LimitsRefuseLargeOrNonMP4VideoBeforeSending() async throws {
+        try await SandboxHarness.run { harness in
+            let client = harness.twitter()
+            let tooLarge = await serviceError { try await client.uploadMedia(Data(count: 15 * 1024 * 1024 + 1), mediaType: "video/mp4") }
+            #expect(tooLarge?.kind == .invalidRequest)
+            let wrongType = await serviceError { try await client.uploadMedia(Data(count: 10), mediaType: "video/quicktime") }
+            #expect(wrongType?.kind == .invalidRequest)
+            var unlimited = client
+            unlimited.mediaLimits = nil
+            let media = try await unlimited.uploadMedia(Data(count: 10), mediaType: "video/quicktime")
+            #expect(!media.mediaID.isEmpty)
+        }
+    }
+}

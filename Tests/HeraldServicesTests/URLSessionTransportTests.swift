@@ -1,0 +1,63 @@
+import Foundation
+import HeraldSandbox
+import Testing
+
+@testable import HeraldServices
+
+@Suite struct URLSessionTransportTests {
+    @Test func keepsStatusHeadersAndBodyOfErrorResponses() async throws {
+        try await SandboxHarness.run { harness in
+            let url = harness.sandbox.baseURL.appendingPathComponent("nowhere")
+            let response = try await harness.transport.send(HTTPRequest(url: url))
+            #expect(response.status == 404)
+            #expect(response.headers["content-type"]?.hasPrefix("application/json") == true)
+            #expect(String(decoding: response.body, as: UTF8.self).contains("\"code\":34"))
+        }
+    }
+
+    @Test func cancellingTheTaskCancelsTheRequest() async throws {
+        try await SandboxHarness.run({ $0.faults = SandboxFaults(latency: .seconds(5)) }) { harness in
+            let client = harness.tiqav()
+            let task = Task { await serviceError { try await client.random() } }
+            // Cancel only once the request is on the server (a bounded wait for loopback I/O).
+            let deadline = ContinuousClock.now + .seconds(10)
+            while harness.sandbox.requestsReceived == 0 && ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(5))
+            }
+            #expect(harness.sandbox.requestsReceived == 1)
+            task.cancel()
+            let started = ContinuousClock.now
+            let error = await task.value
+            #expect(error?.kind == .cancelled)
+            #expect(ContinuousClock.now - started < .seconds(3))
+        }
+    }
+
+    @Test func refusedConnectionIsATransportError() async throws {
+        let sandbox = try await Sandbox.start()
+        let url = sandbox.baseURL.appendingPathComponent("search/random.json")
+        await sandbox.stop()
+        let transport = URLSessionTransport(defaultTimeout: .seconds(5))
+        let error = await serviceError { try await transport.send(HTTPRequest(url: url)) }
+        #expect(error?.kind == .transport)
+        #expect(error?.underlying?.isEmpty == false)
+    }
+
+    @Test func largeSegmentsGoThroughExpectContinue() async throws {
+        try await SandboxHarness.run { harness in
+            let client = harness.twitter(segmentSize: 1_500_000)
+            let media = try await client.uploadMedia(Data(repeating: 0xAB, count: 3_200_000), mediaType: "video/mp4", category: "tweet_video")
+            #expect(media.size == 3_200_000)
+        }
+    }
+
+    @Test func rateLimitResetFallsBackToRetryAfter() {
+        let now = Date(timeIntervalSince1970: 1_000)
+        #expect(RateLimit(headers: ["Retry-After": "30"], now: now)?.reset == Date(timeIntervalSince1970: 1_030))
+        #expect(RateLimit(headers: ["retry-after": "Sun, 06 Nov 1994 08:49:37 GMT"], now: now)?.reset == Date(timeIntervalSince1970: 784_111_777))
+        #expect(RateLimit(headers: ["x-rate-limit-reset": "1500", "Retry-After": "30"], now: now)?.reset == Date(timeIntervalSince1970: 1_500))
+        #expect(RateLimit(headers: [:], now: now) == nil)
+        #expect(RateLimit(headers: ["x-rate-limit-reset": "inf", "Retry-After": "nan"], now: now) == nil)
+        #expect(ServiceDates.formatTwitter(Date(timeIntervalSince1970: .infinity)) == "Thu Jan 01 00:00:00 +0000 1970")
+    }
+}
