@@ -37,8 +37,8 @@ public struct EventStream<Element: Sendable>: AsyncSequence, Sendable {
                 if index < batch.count, subscription.isActive {
                     let item = batch[index]
                     index += 1
-                    subscription.record.delivered.add(1, ordering: .relaxed)
-                    item.slot.takeUnretainedValue().delivered.add(1, ordering: .relaxed)
+                    subscription.record.delivered.wrappingAdd(1, ordering: .relaxed)
+                    item.slot.takeUnretainedValue().delivered.wrappingAdd(1, ordering: .relaxed)
                     return item.payload
                 }
                 if Task.isCancelled { break }
