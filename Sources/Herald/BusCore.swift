@@ -131,7 +131,7 @@ struct BusState {
 @usableFromInline final class BusCore: Sendable {
     @usableFromInline let id = UUID()
     @usableFromInline let configuration: EventBus.Configuration
-    let state = Mutex(BusState())
+    let state = SyncLock(BusState())
     /// How many dispatch frames are open on this bus, so a publish outside any frame skips the
     /// task-local lookup.
     @usableFromInline let openFrames = Atomic<Int>(0)

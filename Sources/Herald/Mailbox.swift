@@ -91,7 +91,7 @@ struct MailboxSnapshot: Sendable {
     @usableFromInline let capacity: Int
     @usableFromInline let overflow: OverflowPolicy
     static var yieldsBeforeSleeping: Int { 2 }
-    @usableFromInline let state = Mutex(State())
+    @usableFromInline let state = SyncLock(State())
 
     init(capacity: Int, overflow: OverflowPolicy) {
         self.capacity = capacity
