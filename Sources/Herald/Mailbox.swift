@@ -91,6 +91,8 @@ struct MailboxSnapshot: Sendable {
     @usableFromInline let capacity: Int
     @usableFromInline let overflow: OverflowPolicy
     static var yieldsBeforeSleeping: Int { 2 }
+    /// Below this many events a batch is small (see `BusCore.consume`).
+    @usableFromInline static var smallBatch: Int { 64 }
     @usableFromInline let state = SyncLock(State())
 
     init(capacity: Int, overflow: OverflowPolicy) {
