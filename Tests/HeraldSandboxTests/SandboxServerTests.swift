@@ -111,6 +111,24 @@ import FoundationNetworking
 }
 
 @Suite struct SandboxLifecycleTests {
+    @Test(.timeLimit(.minutes(1))) func waitForRequestsReturnsOnceTheRequestsArriveOrOnStop() async throws {
+        let sandbox = try await Sandbox.start()
+        let waiting = Task { await sandbox.waitForRequests(2) }
+        _ = try await URLSession.shared.data(from: sandbox.baseURL.appendingPathComponent("_sandbox/health"))
+        _ = try await URLSession.shared.data(from: sandbox.baseURL.appendingPathComponent("_sandbox/health"))
+        await waiting.value
+        #expect(sandbox.requestsReceived == 2)
+        await sandbox.waitForRequests(1)  // already reached: returns at once
+
+        let never = Task { await sandbox.waitForRequests(100) }
+        let cancelled = Task { await sandbox.waitForRequests(100) }
+        cancelled.cancel()
+        await cancelled.value
+        await sandbox.stop()
+        await never.value
+        #expect(sandbox.requestsReceived == 2)
+    }
+
     @Test func runServesUntilItsTaskIsCancelled() async throws {
         let sandbox = try await Sandbox.start()
         let running = Task { await sandbox.run() }
