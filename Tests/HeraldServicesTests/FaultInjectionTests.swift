@@ -15,6 +15,27 @@ import Testing
         }
     }
 
+    @Test func injected503CarriesRetryAfterAsTheResetTime() async throws {
+        try await SandboxHarness.run({ $0.faults = SandboxFaults(seed: 7, serverErrorRate: 1) }) { harness in
+            var statuses: Set<Int> = []
+            for _ in 0..<16 {
+                let before = Date()
+                let error = await serviceError { try await harness.tiqav().random() }
+                let after = Date()
+                let status = try #require(error?.status)
+                statuses.insert(status)
+                if status == 503 {
+                    let reset = try #require(error?.rateLimit?.reset)
+                    #expect(reset >= before.addingTimeInterval(2) && reset <= after.addingTimeInterval(2))
+                    #expect(error?.description.contains("resets at") == true)
+                } else {
+                    #expect(error?.rateLimit == nil)
+                }
+            }
+            #expect(statuses == [500, 503])
+        }
+    }
+
     @Test func droppedConnectionsAreTransportErrors() async throws {
         try await SandboxHarness.run({ $0.faults = SandboxFaults(dropRate: 1) }) { harness in
             let error = await serviceError { try await harness.tiqav().random() }
