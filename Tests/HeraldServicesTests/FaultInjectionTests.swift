@@ -66,6 +66,35 @@ import Testing
         }
     }
 
+    @Test func wrongShapeEmptyBodyAndWrongContentTypeAreDecodeErrors() async throws {
+        try await SandboxHarness.run({ $0.faults = SandboxFaults(malformRate: 1, malformation: .wrongShape) }) { harness in
+            let tiqav = await serviceError { try await harness.tiqav().random() }
+            #expect(tiqav?.kind == .decoding)
+            #expect(tiqav?.location == "(root)")
+            #expect(tiqav?.bodyExcerpt?.hasPrefix("{") == true)
+            let xml = await serviceError { try await harness.twitter().homeTimeline(format: .xml) }
+            #expect(xml?.kind == .decoding)
+            let posted = await serviceError { try await harness.twitter().update(status: "shape") }
+            #expect(posted?.kind == .decoding)
+            let baas = await serviceError { try await harness.baas().query(bucket: "todos") }
+            #expect(baas?.kind == .decoding)
+        }
+        try await SandboxHarness.run({ $0.faults = SandboxFaults(malformRate: 1, malformation: .emptyBody) }) { harness in
+            let json = await serviceError { try await harness.twitter().homeTimeline() }
+            #expect(json?.kind == .decoding)
+            #expect(json?.location == "body")
+            let xml = await serviceError { try await harness.twitter().userTimeline(screenName: "TwitterDev", format: .xml) }
+            #expect(xml?.kind == .decoding)
+        }
+        try await SandboxHarness.run({ $0.faults = SandboxFaults(malformRate: 1, malformation: .wrongContentType) }) { harness in
+            let json = await serviceError { try await harness.tiqav().search("cat") }
+            #expect(json?.kind == .decoding)
+            #expect(json?.location == "Content-Type")
+            let xml = await serviceError { try await harness.twitter().homeTimeline(format: .xml) }
+            #expect(xml?.location == "Content-Type")
+        }
+    }
+
     @Test func slowDripBodiesArriveWholeOrHitTheDeadline() async throws {
         let drip = SandboxFaults(dripRate: 1, dripChunkSize: 256, dripPause: .milliseconds(2))
         try await SandboxHarness.run({ $0.faults = drip }) { harness in
