@@ -50,6 +50,30 @@ import Darwin
         output.fileHandleForReading.readabilityHandler = nil
         #expect(process.terminationStatus == 0)
     }
+
+    @Test(.enabled(if: binary != nil), .timeLimit(.minutes(1)))
+    func exampleRefusesOutOfRangeFlagsWithUsageInsteadOfTrapping() async throws {
+        guard let binary = Self.binary else { return }
+        for arguments in [["--port", "1e30"], ["--port", "70000"], ["--seed", "nan"], ["--latency-ms", "1e300"],
+                          ["--error-rate", "inf"], ["--drop-rate", "2"], ["--port"], ["--bogus", "1"]] {
+            let process = Process()
+            process.executableURL = binary
+            process.arguments = arguments
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            let status: Int32 = try await withCheckedThrowingContinuation { continuation in
+                process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
+                do {
+                    try process.run()
+                } catch {
+                    process.terminationHandler = nil
+                    continuation.resume(throwing: error)
+                }
+            }
+            #expect(status == 2, "for \(arguments)")
+            #expect(process.terminationReason == .exit, "for \(arguments)")
+        }
+    }
 }
 
 /// Collects a child's output from the pipe's handler thread and wakes waiters on every
