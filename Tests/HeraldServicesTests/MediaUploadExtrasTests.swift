@@ -19,6 +19,24 @@ import Testing
         }
     }
 
+    @Test func cancellingBetweenSegmentsIsACancelledServiceErrorAndNothingIsFinalized() async throws {
+        try await SandboxHarness.run { harness in
+            let client = harness.twitter(segmentSize: 10)
+            let upload = Task {
+                await serviceError {
+                    try await client.uploadMedia(Data(count: 100), mediaType: "video/mp4", category: "tweet_video") { report in
+                        // Cancel the uploading task itself once the first segment is in.
+                        if report.phase == .uploading { withUnsafeCurrentTask { $0?.cancel() } }
+                    }
+                }
+            }
+            let error = await upload.value
+            #expect(error?.kind == .cancelled)
+            // INIT and one APPEND reached the sandbox; no further segment, no FINALIZE.
+            #expect(harness.sandbox.requestsReceived == 2)
+        }
+    }
+
     @Test func seed002LimitsRefuseLargeOrNonMP4VideoBeforeSending() async throws {
         try await SandboxHarness.run { harness in
             let client = harness.twitter()

@@ -36,7 +36,8 @@ extension TwitterClient {
         var offset = 0
         var index = 0
         while offset < data.count {
-            try Task.checkCancellation()
+            // A ServiceError, not CancellationError: the client throws only ServiceError.
+            if Task.isCancelled { throw ServiceError.cancelled }
             let end = min(data.count, offset + segmentSize)
             let multipart = MultipartBody(fields: [
                 ("command", "APPEND"), ("media_id", mediaID), ("segment_index", String(index)),
