@@ -37,6 +37,19 @@ import Testing
         }
     }
 
+    @Test func processingLongerThanMaxStatusPollsIsGivenUp() async throws {
+        try await SandboxHarness.run({ $0.processingPolls = 5; $0.processingCheckAfterSeconds = 4 }) { harness in
+            var client = harness.twitter()
+            client.maxStatusPolls = 2
+            let error = await serviceError {
+                try await client.uploadMedia(Data(count: 10), mediaType: "video/mp4", category: "tweet_video")
+            }
+            #expect(error?.kind == .processingFailed)
+            #expect(error?.message.contains("after 2 polls") == true)
+            #expect(harness.clock.sleeps == [.seconds(4), .seconds(4)])
+        }
+    }
+
     @Test func seed002LimitsRefuseLargeOrNonMP4VideoBeforeSending() async throws {
         try await SandboxHarness.run { harness in
             let client = harness.twitter()
