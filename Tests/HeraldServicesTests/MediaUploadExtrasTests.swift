@@ -50,6 +50,18 @@ import Testing
         }
     }
 
+    @Test func moreThanAThousandSegmentsIsRefusedBeforeSending() async throws {
+        try await SandboxHarness.run { harness in
+            let error = await serviceError { try await harness.twitter(segmentSize: 1).uploadMedia(Data(count: 1001), mediaType: "image/png") }
+            #expect(error?.kind == .invalidRequest)
+            #expect(harness.sandbox.requestsReceived == 0)
+            // A partial last segment counts: 2001 bytes in 2-byte segments are 1001 segments.
+            let rounded = await serviceError { try await harness.twitter(segmentSize: 2).uploadMedia(Data(count: 2001), mediaType: "image/png") }
+            #expect(rounded?.kind == .invalidRequest)
+            #expect(harness.sandbox.requestsReceived == 0)
+        }
+    }
+
     @Test func seed002LimitsRefuseLargeOrNonMP4VideoBeforeSending() async throws {
         try await SandboxHarness.run { harness in
             let client = harness.twitter()
