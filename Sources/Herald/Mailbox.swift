@@ -70,6 +70,10 @@ struct MailboxSnapshot: Sendable {
         var nextProducerID: UInt64 = 0
         var drainWaiters: [UnsafeContinuation<Void, Never>] = []
         var consumerDone = false
+        /// Read by an ``EventStream``, whose iterator may stop asking at any time: once nothing
+        /// waits and the iterator holds nothing undelivered, the mailbox counts as drained.
+        @usableFromInline var isStream = false
+        @usableFromInline var streamHoldsBatch = false
         @usableFromInline var highWaterMark = 0
         @usableFromInline var dropped = 0
         @usableFromInline var unreportedDrops = 0
@@ -160,6 +164,7 @@ struct MailboxSnapshot: Sendable {
             let taken = state.withLock { s -> Batch? in
                 guard s.depth > 0 else { return nil }
                 swap(&s.buffer, &batch)
+                if s.isStream { s.streamHoldsBatch = true }
                 let start = s.head
                 s.head = 0
                 let report = s.unreportedDrops
@@ -246,10 +251,24 @@ struct MailboxSnapshot: Sendable {
         return discarded
     }
 
+    /// Marks the mailbox as read by a stream's iterator.
+    func markAsStream() {
+        state.withLock { $0.isStream = true }
+    }
+
+    /// A stream's iterator took a batch (`holding`) or handed out its last event.
+    func streamHolds(_ holding: Bool) {
+        let waiters = state.withLock { s -> [UnsafeContinuation<Void, Never>] in
+            s.streamHoldsBatch = holding
+            return s.isDrained ? s.takeDrainWaiters() : []
+        }
+        for continuation in waiters { continuation.resume() }
+    }
+
     @usableFromInline func waitUntilDrained() async {
         await withUnsafeContinuation { (continuation: UnsafeContinuation<Void, Never>) in
             let done = state.withLock { s in
-                if s.consumerDone || s.phase == .closed { return true }
+                if s.isDrained { return true }
                 s.drainWaiters.append(continuation)
                 return false
             }
@@ -297,6 +316,10 @@ extension Mailbox.State {
         let report = unreportedDrops
         unreportedDrops = 0
         return .dropped(slot: slot, accepted: accepted, report: report, total: dropped)
+    }
+
+    var isDrained: Bool {
+        consumerDone || phase == .closed || (isStream && phase == .finishing && depth == 0 && !streamHoldsBatch)
     }
 
     mutating func takeDrainWaiters() -> [UnsafeContinuation<Void, Never>] {
