@@ -72,6 +72,9 @@ extension BusCore {
             throw topic.validationError() ?? .invalidTopic(topic.name, reason: "invalid")
         }
         let stamp = retained == nil ? nil : now()
+        // A replaced retained event is released after the lock: its deinit may use the bus.
+        var replaced: RetainedEvent?
+        defer { _ = replaced }
         return try state.withLock { s throws(EventBusError) in
             guard s.phase == .running || (isInternal && s.phase == .draining) else {
                 throw .shutDown("publishing on \(topic)")
@@ -86,7 +89,8 @@ extension BusCore {
                                       correlation: correlation, timestamp: stamp)
                 header = made
                 let expires = retention.timeToLive.map { stamp.addingTimeInterval($0.timeInterval) }
-                s.retained[topic.index] = RetainedEvent(envelope: retained(made), eventType: type, expires: expires)
+                replaced = s.retained.updateValue(
+                    RetainedEvent(envelope: retained(made), eventType: type, expires: expires), forKey: topic.index)
             }
             return Claim(sequence: s.sequence, slot: unmanagedSlot,
                          route: s.route(slot, eventType: type), header: header)
@@ -111,6 +115,7 @@ extension BusCore {
                         isInternal: Bool) throws(EventBusError) -> UInt64 {
         var (publication, route) = try claim(event, sender: sender, correlation: correlation,
                                              retention: retention, isInternal: isInternal)
+        defer { finishedPublishes.wrappingAdd(1, ordering: .releasing) }
         let sequence = publication.sequence
         if route.subscribers.isEmpty {
             if configuration.deadLetters { deadLetter(&publication) }
@@ -140,31 +145,38 @@ extension BusCore {
     {
         var (publication, route) = try claim(event, sender: sender, correlation: correlation,
                                              retention: retention, isInternal: false)
+        defer { finishedPublishes.wrappingAdd(1, ordering: .releasing) }
         let sequence = publication.sequence
         if route.subscribers.isEmpty {
             if configuration.deadLetters { deadLetter(&publication) }
             return sequence
         }
+        if route.needsFrame {
+            // One frame for the whole publish, across its waits: what handlers publish meanwhile
+            // is delivered after this event has reached every subscriber.
+            await inFrame { await deliverWaiting(&publication, route: route) }
+        } else {
+            await deliverWaiting(&publication, route: route)
+        }
+        return sequence
+    }
+
+    /// Delivers to every subscriber, waiting for room in full `.wait` mailboxes.
+    @inlinable
+    func deliverWaiting<E: Event>(_ publication: inout Publication<E>, route: Route) async {
         var next = 0
-        while true {
-            let blocked: Int?
-            if route.needsFrame {
-                let from = next
-                blocked = inFrame { deliver(&publication, route: route, from: from, mayExceed: Task.isCancelled) }
-            } else {
-                blocked = deliver(&publication, route: route, from: next, mayExceed: Task.isCancelled)
-            }
-            guard let blocked, let mailbox = route.subscribers[blocked].mailbox else { return sequence }
+        while let blocked = deliver(&publication, route: route, from: next, mayExceed: Task.isCancelled),
+            let mailbox = route.subscribers[blocked].mailbox
+        {
             await mailbox.waitForSpace()
             next = blocked
         }
     }
 
-    /// The dispatch frame open on this thread for this bus, if any.
+    /// The dispatch frame this task opened on this bus, if any.
     @usableFromInline
     func currentFrame() -> DispatchFrame? {
-        guard let frame = DispatchFrame.current, frame.core === self else { return nil }
-        return frame
+        DispatchFrame.find(for: self)
     }
 
     /// Runs `body` with a dispatch frame open, then delivers what handlers published meanwhile.
@@ -177,6 +189,18 @@ extension BusCore {
             let result = body()
             frame.runDeferred()
             return result
+        }
+    }
+
+    /// The same for an asynchronous delivery.
+    @usableFromInline
+    func inFrame(_ body: () async -> Void) async {
+        openFrames.wrappingAdd(1, ordering: .relaxed)
+        defer { openFrames.wrappingSubtract(1, ordering: .relaxed) }
+        let frame = DispatchFrame(core: self)
+        await DispatchFrame.$current.withValue(frame) {
+            await body()
+            frame.runDeferred()
         }
     }
 

@@ -73,8 +73,10 @@ extension BusCore {
             }
         }
 
+        typealias Replay = [(Payload, Unmanaged<TopicSlot>, UInt64)]
         let now = self.now()
-        let (record, replay) = try state.withLock { s throws(EventBusError) -> (SubscriberRecord, [(Payload, Unmanaged<TopicSlot>, UInt64)]) in
+        var dropReports: [(Int, Int)] = []
+        let (record, firstReplay) = try state.withLock { s throws(EventBusError) -> (SubscriberRecord, Replay) in
             guard s.phase == .running else { throw .shutDown("subscribing") }
             s.nextSubscriptionID += 1
             let id = s.nextSubscriptionID
@@ -83,31 +85,47 @@ extension BusCore {
                 id: id, name: request.name ?? "\(what)#\(id)", pattern: request.pattern, patternTokens: tokens,
                 eventType: request.eventType, eventTypeName: request.eventTypeName, sender: request.sender,
                 delivery: request.delivery, target: target, mailbox: mailbox)
+            let retained = s.retainedEvents(for: record, now: now, after: 0)
+            guard let mailbox else {
+                // Inline: registered only once its retained events are replayed (below), so no
+                // live event can reach it before an older retained one.
+                if retained.isEmpty { s.register(record) }
+                return (record, replay(s.slotted(retained), convert))
+            }
             s.register(record)
-            var replay: [(Payload, Unmanaged<TopicSlot>, UInt64)] = []
-            for retained in s.retainedEvents(for: record, now: now) {
-                guard let payload = convert(retained.envelope) else { continue }
-                let slot = s.slot(for: retained.envelope.topic)
-                if let mailbox {
-                    // Under the bus lock, so no live event can get in first.
-                    _ = mailbox.offer(MailboxItem(payload: payload, slot: slot, sequence: retained.envelope.sequence),
-                                      mayExceed: true)
-                } else {
-                    replay.append((payload, slot, retained.envelope.sequence))
+            for (payload, slot, sequence) in replay(s.slotted(retained), convert) {
+                // Under the bus lock, so no live event can get in first.
+                let outcome = mailbox.offer(MailboxItem(payload: payload, slot: slot, sequence: sequence), mayExceed: true)
+                if case .dropped(let droppedSlot, _, let report, let total) = outcome {
+                    droppedSlot.takeUnretainedValue().dropped.wrappingAdd(1, ordering: .relaxed)
+                    if report > 0 { dropReports.append((report, total)) }
                 }
             }
-            return (record, replay)
+            return (record, [])
         }
+        for (count, total) in dropReports { reportDrops(record, count: count, total: total) }
 
         switch consumer {
         case .inline(let handler):
-            for (payload, slot, sequence) in replay where record.isActive {
-                do {
-                    try handler(payload)
-                    record.delivered.wrappingAdd(1, ordering: .relaxed)
-                    slot.takeUnretainedValue().delivered.wrappingAdd(1, ordering: .relaxed)
-                } catch {
-                    reportFailure(record, slot: slot, sequence: sequence, error: error)
+            var replay = firstReplay
+            while !replay.isEmpty {
+                for (payload, slot, sequence) in replay {
+                    do {
+                        try handler(payload)
+                        record.delivered.wrappingAdd(1, ordering: .relaxed)
+                        slot.takeUnretainedValue().delivered.wrappingAdd(1, ordering: .relaxed)
+                    } catch {
+                        reportFailure(record, slot: slot, sequence: sequence, error: error)
+                    }
+                }
+                // Retained events published while we replayed come next; once there are none,
+                // register, under the same lock that numbers every publish.
+                let last = replay.map(\.2).max() ?? 0
+                replay = try state.withLock { s throws(EventBusError) -> Replay in
+                    guard s.phase == .running else { throw .shutDown("subscribing") }
+                    let newer = s.retainedEvents(for: record, now: now, after: last)
+                    if newer.isEmpty { s.register(record) }
+                    return self.replay(s.slotted(newer), convert)
                 }
             }
         case .queued(let handler):
@@ -135,6 +153,13 @@ extension BusCore {
     func startConsumer<Payload: Sendable>(_ mailbox: Mailbox<Payload>, record: SubscriberRecord,
                                           handler: @escaping @Sendable (Payload) throws -> Void) {
         Task.detached { [self] in await self.consume(mailbox, record: record, handler: handler) }
+    }
+
+    /// Retained events as a subscription's payloads, with their slots and sequence numbers.
+    func replay<Payload>(_ events: [(RetainedEvent, Unmanaged<TopicSlot>)], _ convert: (Envelope<any Event>) -> Payload?)
+        -> [(Payload, Unmanaged<TopicSlot>, UInt64)]
+    {
+        events.compactMap { entry, slot in convert(entry.envelope).map { ($0, slot, entry.envelope.sequence) } }
     }
 
     /// A queued subscription's task: takes batches and hands each event to the handler, on the
@@ -165,6 +190,7 @@ extension BusCore {
             }
             run.flush()
             record.delivered.wrappingAdd(delivered, ordering: .relaxed)
+            if index < batch.count { mailbox.abandon(batch.count - index) }
             // A small batch means we are keeping up: let the publishers run a moment so the
             // next batch is bigger and the mailbox lock changes hands less often.
             if batch.count - taken.start < Mailbox<Payload>.smallBatch { await Task.yield() }

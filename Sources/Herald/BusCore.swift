@@ -108,11 +108,12 @@ struct BusState {
         return record
     }
 
-    /// Retained events a new subscription should see, oldest first; forgets expired ones.
-    mutating func retainedEvents(for record: SubscriberRecord, now: Date) -> [RetainedEvent] {
+    /// Retained events a new subscription should see, numbered after `sequence`, oldest first;
+    /// forgets expired ones.
+    mutating func retainedEvents(for record: SubscriberRecord, now: Date, after sequence: UInt64) -> [RetainedEvent] {
         guard !retained.isEmpty else { return [] }
         var result: [RetainedEvent] = []
-        for (key, entry) in retained {
+        for (key, entry) in retained where entry.envelope.sequence > sequence {
             if let expires = entry.expires, expires <= now {
                 retained[key] = nil
                 continue
@@ -123,6 +124,11 @@ struct BusState {
             result.append(entry)
         }
         return result.sorted { $0.envelope.sequence < $1.envelope.sequence }
+    }
+
+    /// Retained events with their topic slots, to replay.
+    mutating func slotted(_ events: [RetainedEvent]) -> [(RetainedEvent, Unmanaged<TopicSlot>)] {
+        events.map { ($0, slot(for: $0.envelope.topic)) }
     }
 }
 
@@ -135,6 +141,9 @@ struct BusState {
     /// How many dispatch frames are open on this bus, so a publish outside any frame skips the
     /// task-local lookup.
     @usableFromInline let openFrames = Atomic<Int>(0)
+    /// Publishes that have finished delivering. Every publish that got a sequence number
+    /// finishes, so shutdown waits until this reaches the last sequence number it let through.
+    @usableFromInline let finishedPublishes = Atomic<UInt64>(0)
 
     init(configuration: EventBus.Configuration) {
         self.configuration = configuration
@@ -158,7 +167,9 @@ struct BusState {
         record.failed.wrappingAdd(1, ordering: .relaxed)
         let topic = slot.takeUnretainedValue().topic
         slot.takeUnretainedValue().failed.wrappingAdd(1, ordering: .relaxed)
-        guard topic != SubscriberFailed.topic else { return }
+        // A failure on one of the bus's own reports is counted, not reported: reporting it
+        // could feed itself (a drop report that fails, whose failure report is dropped, …).
+        guard !slot.takeUnretainedValue().isInternal else { return }
         let report = SubscriberFailed(subscription: record.name, subscriptionID: record.id,
                                       eventTopic: topic, eventSequence: sequence, error: "\(error)")
         _ = try? post(report, sender: nil, correlation: nil, retention: .none, isInternal: true)

@@ -1,8 +1,8 @@
 /// Published on `bus.subscriber.failed` when a subscriber's handler throws.
 ///
 /// The failing subscriber does not affect the others; this event is how its failure becomes
-/// visible. A handler that throws while handling a `SubscriberFailed` is counted in ``EventBus/stats()``
-/// but not reported again, so a failing failure-handler cannot loop.
+/// visible. A handler that throws while handling one of the bus's own events (`bus.>`) is
+/// counted in ``EventBus/stats()`` but not reported, so a failing reporter cannot loop.
 public struct SubscriberFailed: Event, Hashable {
     /// `bus.subscriber.failed`.
     public static let topic: Topic = "bus.subscriber.failed"
@@ -32,7 +32,7 @@ public struct SubscriberFailed: Event, Hashable {
 ///
 /// Reports are coalesced: the first drop is reported at once, later ones are summed until the
 /// subscriber's task takes its next batch. `total` is the subscription's running total. Drops of
-/// `bus.dropped` events themselves are counted but not reported.
+/// the bus's own events (`bus.>`) are counted but not reported.
 public struct EventsDropped: Event, Hashable {
     /// `bus.dropped`.
     public static let topic: Topic = "bus.dropped"

@@ -35,6 +35,9 @@ public struct SubscriptionStatistics: Sendable, Hashable {
     public var dropped: Int
     /// Handler calls that threw.
     public var failed: Int
+    /// Events discarded undelivered: waiting when the subscription ended or the bus's shutdown
+    /// deadline came, or arriving after it finished draining.
+    public var discarded: Int
     /// Events waiting in its mailbox now (0 for inline delivery).
     public var queueDepth: Int
     /// The most events that ever waited in its mailbox at once.
@@ -74,7 +77,8 @@ extension EventBus {
                     id: record.id, name: record.name, pattern: record.pattern?.pattern,
                     eventType: record.eventTypeName, delivery: record.delivery.description,
                     delivered: record.delivered.load(ordering: .relaxed), dropped: mailbox?.dropped ?? 0,
-                    failed: record.failed.load(ordering: .relaxed), queueDepth: mailbox?.depth ?? 0,
+                    failed: record.failed.load(ordering: .relaxed), discarded: mailbox?.discarded ?? 0,
+                    queueDepth: mailbox?.depth ?? 0,
                     highWaterMark: mailbox?.highWaterMark ?? 0)
             }
             return BusStatistics(published: s.sequence, topics: topics, subscriptions: subscriptions)

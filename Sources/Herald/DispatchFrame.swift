@@ -1,13 +1,15 @@
-import Synchronization
-
 /// Keeps inline delivery in causal order when handlers publish.
 ///
 /// While an event is delivered to several subscribers, a handler may publish another event. If
 /// that event were delivered at once, a later subscriber would see it before the event that
 /// caused it. Instead, a publish made inside a frame is queued in the frame and delivered when
-/// the current delivery finishes, breadth first. The frame is found through a task-local value,
-/// so only publishes from the delivering thread's handlers join it.
-@usableFromInline final class DispatchFrame: Sendable {
+/// the current delivery finishes, breadth first.
+///
+/// Frames are found through a task-local list (innermost first), one frame per bus, and only
+/// publishes from the task (or thread) that opened the frame join it: a task started inside a
+/// handler inherits the list but publishes on its own.
+@usableFromInline
+final class DispatchFrame: Sendable {
     @TaskLocal static var current: DispatchFrame?
 
     private struct State {
@@ -16,15 +18,28 @@ import Synchronization
     }
 
     let core: BusCore
+    /// The frame that was current when this one opened (possibly another bus's).
+    let outer: DispatchFrame?
+    /// The task that opened the frame (nil on a thread outside any task). Only compared for
+    /// identity, while the frame is open, that is while that task is running the delivery.
+    nonisolated(unsafe) let owner: UnsafeCurrentTask?
     private let state = SyncLock(State())
 
     init(core: BusCore) {
         self.core = core
+        self.outer = DispatchFrame.current
+        self.owner = withUnsafeCurrentTask(body: { $0 })
+    }
+
+    /// The open frame of `core` that the caller's task opened, if any.
+    static func find(for core: BusCore) -> DispatchFrame? {
+        var frame = current
+        while let candidate = frame, candidate.core !== core { frame = candidate.outer }
+        guard let frame, withUnsafeCurrentTask(body: { $0 == frame.owner }) else { return nil }
+        return frame
     }
 
     /// Queues a delivery; false when the frame already closed (the caller delivers itself).
-    /// A task started inside a handler inherits the task-local frame: its publishes are queued
-    /// here too while the frame is open, and delivered by the frame's thread; none is lost.
     @usableFromInline func `defer`(_ delivery: @escaping @Sendable () -> Void) -> Bool {
         state.withLock { s in
             guard !s.closed else { return false }

@@ -13,9 +13,12 @@ public struct ShutdownReport: Sendable, Hashable {
         }
     }
 
-    /// Whether every mailbox drained before the deadline.
+    /// Whether every accepted event was delivered before the deadline.
     public var drained: Bool
-    /// Per subscription, the events discarded at the deadline (empty when `drained`).
+    /// Per subscription, the events discarded undelivered: waiting at the deadline, or arriving
+    /// after the subscription finished draining (empty when `drained`). Events a subscriber's
+    /// task had already taken when the deadline came are abandoned after the handler call in
+    /// progress; they are counted in that subscription's `discarded` statistic, not here.
     public var discarded: [Discarded]
     /// Events dropped by overflow policies over the bus's life, for the record.
     public var droppedByOverflow: Int
@@ -44,17 +47,25 @@ extension EventBus {
 
     /// Shuts the bus down with a deadline on `clock` (tests pass a manual clock).
     public func shutdown<C: Clock>(deadline: C.Instant, clock: C) async -> ShutdownReport {
-        let records = core.state.withLock { s -> [SubscriberRecord]? in
+        let state = core.state.withLock { s -> ([SubscriberRecord], UInt64)? in
             guard s.phase == .running else { return nil }
             s.phase = .draining
-            return s.records.values.sorted { $0.id < $1.id }
+            return (s.records.values.sorted { $0.id < $1.id }, s.sequence)
         }
-        guard let records else { return ShutdownReport(drained: true, discarded: [], droppedByOverflow: 0) }
+        guard let (records, lastAccepted) = state else {
+            return ShutdownReport(drained: true, discarded: [], droppedByOverflow: 0)
+        }
+        let core = self.core
         let queued = records.compactMap { record in record.mailbox.map { (record, $0) } }
-        for (_, mailbox) in queued { mailbox.finish() }
 
-        let discarded = await withTaskGroup(of: Bool.self) { group -> [ShutdownReport.Discarded] in
+        let drained = await withTaskGroup(of: Bool.self) { group -> Bool in
             group.addTask {
+                // Publishes accepted before the doors closed may still be delivering.
+                while core.finishedPublishes.load(ordering: .acquiring) < lastAccepted {
+                    if Task.isCancelled { return false }
+                    await Task.yield()
+                }
+                for (_, mailbox) in queued { mailbox.finish() }
                 for (_, mailbox) in queued { await mailbox.waitUntilDrained() }
                 return true
             }
@@ -63,26 +74,29 @@ extension EventBus {
                 return false
             }
             let drained = await group.next() ?? true
-            var discarded: [ShutdownReport.Discarded] = []
             if !drained {
-                // The deadline came first: closing discards what waits, and ends the drain wait.
+                // The deadline came first: stop the subscribers after the event in hand, and
+                // discard what waits (which also ends the drain wait).
                 for (record, mailbox) in queued {
-                    let count = mailbox.close()
-                    if count > 0 {
-                        discarded.append(.init(subscriptionID: record.id, subscription: record.name, count: count))
-                    }
+                    record.active.store(false, ordering: .relaxed)
+                    mailbox.close()
                 }
             }
             group.cancelAll()
-            return discarded
+            return drained
         }
 
+        var discarded: [ShutdownReport.Discarded] = []
         var dropped = 0
-        for (_, mailbox) in queued {
+        for (record, mailbox) in queued {
             mailbox.close()
-            dropped += mailbox.snapshot.dropped
+            let snapshot = mailbox.snapshot
+            dropped += snapshot.dropped
+            if snapshot.discarded > 0 {
+                discarded.append(.init(subscriptionID: record.id, subscription: record.name, count: snapshot.discarded))
+            }
         }
         core.state.withLock { $0.phase = .stopped }
-        return ShutdownReport(drained: discarded.isEmpty, discarded: discarded, droppedByOverflow: dropped)
+        return ShutdownReport(drained: drained && discarded.isEmpty, discarded: discarded, droppedByOverflow: dropped)
     }
 }

@@ -94,14 +94,15 @@ public final class EventBus: Sendable {
     /// The retained event on `topic`, if one is kept and has not expired.
     public func retainedEvent(on topic: Topic) -> Envelope<any Event>? {
         let now = core.now()
-        return core.state.withLock { s in
-            guard let entry = s.retained[topic.index] else { return nil }
+        let (envelope, expired) = core.state.withLock { s -> (Envelope<any Event>?, RetainedEvent?) in
+            guard let entry = s.retained[topic.index] else { return (nil, nil) }
             if let expires = entry.expires, expires <= now {
-                s.retained[topic.index] = nil
-                return nil
+                return (nil, s.retained.removeValue(forKey: topic.index))
             }
-            return entry.envelope
+            return (entry.envelope, nil)
         }
+        _ = expired  // released here, after the lock
+        return envelope
     }
 
     /// Forgets the retained event on `topic`.

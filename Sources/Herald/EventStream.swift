@@ -20,12 +20,12 @@ public struct EventStream<Element: Sendable>: AsyncSequence, Sendable {
         AsyncIterator(mailbox: mailbox, subscription: subscription)
     }
 
-    /// Iterates the stream's mailbox, a batch at a time.
+    /// Iterates the stream's mailbox, one event at a time, so an iterator that stops early
+    /// leaves the rest waiting for the next one. Several iterators may share a stream; each event
+    /// goes to one of them.
     public struct AsyncIterator: AsyncIteratorProtocol {
         let mailbox: Mailbox<Element>
         let subscription: Subscription
-        private var batch = ContiguousArray<MailboxItem<Element>>()
-        private var index = 0
         private var finished = false
 
         init(mailbox: Mailbox<Element>, subscription: Subscription) {
@@ -34,34 +34,24 @@ public struct EventStream<Element: Sendable>: AsyncSequence, Sendable {
         }
 
         public mutating func next() async -> Element? {
-            while !finished {
-                if index < batch.count, subscription.isActive {
-                    let item = batch[index]
-                    index += 1
-                    if index == batch.count { mailbox.streamHolds(false) }
+            guard !finished else { return nil }
+            if !Task.isCancelled, subscription.isActive {
+                let mailbox = self.mailbox
+                let subscription = self.subscription
+                let taken = await withTaskCancellationHandler {
+                    await mailbox.next()
+                } onCancel: {
+                    subscription.cancel()
+                }
+                if let (item, drops, total) = taken, subscription.isActive {
+                    subscription.core.reportDrops(subscription.record, count: drops, total: total)
                     subscription.record.delivered.wrappingAdd(1, ordering: .relaxed)
                     item.slot.takeUnretainedValue().delivered.wrappingAdd(1, ordering: .relaxed)
                     return item.payload
                 }
-                if Task.isCancelled { break }
-                var refill = ContiguousArray<MailboxItem<Element>>()
-                swap(&refill, &batch)
-                let mailbox = self.mailbox
-                let subscription = self.subscription
-                let taken = await withTaskCancellationHandler {
-                    await mailbox.nextBatch(&refill)
-                } onCancel: {
-                    subscription.cancel()
-                }
-                swap(&refill, &batch)
-                guard let taken else { break }
-                index = taken.start
-                subscription.core.reportDrops(subscription.record, count: taken.dropsToReport, total: taken.droppedTotal)
             }
-            if !finished {
-                finished = true
-                subscription.cancel()
-            }
+            finished = true
+            subscription.cancel()
             return nil
         }
     }

@@ -30,7 +30,8 @@ import Synchronization
 }
 
 /// The type-erased face of a mailbox, for stats and shutdown.
-@usableFromInline protocol MailboxControl: AnyObject, Sendable {
+@usableFromInline
+protocol MailboxControl: AnyObject, Sendable {
     var snapshot: MailboxSnapshot { get }
     /// Stop taking events from publishers after the waiting ones are delivered.
     func finish()
@@ -47,14 +48,20 @@ struct MailboxSnapshot: Sendable {
     var depth: Int
     var highWaterMark: Int
     var dropped: Int
+    /// Events discarded undelivered: waiting when the mailbox closed, or arriving after its
+    /// consumer finished draining.
+    var discarded: Int
 }
 
-/// A subscription's bounded queue, drained in batches by one consumer (a task or an iterator).
+/// A subscription's bounded queue, drained in order by its consumer: a queued handler's task
+/// (a batch at a time) or a stream's iterators (an event at a time).
 ///
-/// A lock around a state struct: publishers append under the lock and wake the consumer if it
-/// sleeps; the consumer swaps the whole buffer out under the lock, so it pays one lock per batch
-/// rather than per event.
-@usableFromInline final class Mailbox<Payload: Sendable>: MailboxControl {
+/// A lock around a state struct: publishers append under the lock and wake a sleeping
+/// consumer; a handler's task swaps the whole buffer out under the lock, so it pays one lock per
+/// batch rather than per event. Values are never released while the lock is held, so an event's
+/// deinit may use the bus.
+@usableFromInline
+final class Mailbox<Payload: Sendable>: MailboxControl {
     @usableFromInline typealias Item = MailboxItem<Payload>
 
     @usableFromInline enum Phase { case open, finishing, closed }
@@ -62,33 +69,78 @@ struct MailboxSnapshot: Sendable {
     @usableFromInline
     struct State {
         @usableFromInline var buffer = ContiguousArray<Item>()
-        /// Items before `head` were dropped by `dropOldest` and are skipped.
+        /// Items before `head` were taken (by a stream) or dropped (`dropOldest`).
         @usableFromInline var head = 0
         @usableFromInline var phase = Phase.open
-        @usableFromInline var consumer: UnsafeContinuation<Void, Never>?
+        /// Consumers waiting for events (one task, or a stream's iterators).
+        @usableFromInline var consumers: [UnsafeContinuation<Void, Never>] = []
         @usableFromInline var producers: [(id: UInt64, continuation: UnsafeContinuation<Void, Never>)] = []
         var nextProducerID: UInt64 = 0
         var drainWaiters: [UnsafeContinuation<Void, Never>] = []
-        var consumerDone = false
-        /// Read by an ``EventStream``, whose iterator may stop asking at any time: once nothing
-        /// waits and the iterator holds nothing undelivered, the mailbox counts as drained.
-        @usableFromInline var isStream = false
-        @usableFromInline var streamHoldsBatch = false
+        /// The consumer saw the mailbox finished and empty: later offers are refused.
+        @usableFromInline var consumerDone = false
+        /// Read by a stream, which takes one event at a time and holds none outside the mailbox.
+        var isStream = false
         @usableFromInline var highWaterMark = 0
         @usableFromInline var dropped = 0
+        @usableFromInline var discarded = 0
         @usableFromInline var unreportedDrops = 0
         @usableFromInline var reportPending = false
 
         @usableFromInline init() {}
 
         @inlinable var depth: Int { buffer.count - head }
-
         @inlinable var hasProducers: Bool { !producers.isEmpty }
+
+        var isDrained: Bool {
+            consumerDone || phase == .closed || (isStream && phase == .finishing && depth == 0)
+        }
+
+        @usableFromInline
+        mutating func takeConsumers() -> [UnsafeContinuation<Void, Never>] {
+            guard !consumers.isEmpty else { return [] }
+            defer { consumers = [] }
+            return consumers
+        }
 
         mutating func takeProducers() -> [UnsafeContinuation<Void, Never>] {
             guard !producers.isEmpty else { return [] }
             defer { producers.removeAll(keepingCapacity: true) }
             return producers.map(\.continuation)
+        }
+
+        mutating func takeDrainWaiters() -> [UnsafeContinuation<Void, Never>] {
+            guard !drainWaiters.isEmpty else { return [] }
+            defer { drainWaiters.removeAll() }
+            return drainWaiters
+        }
+
+        /// Counts a drop; returns the outcome, with a report count when no report is pending.
+        @usableFromInline
+        mutating func recordDrop(of slot: Unmanaged<TopicSlot>, accepted: Bool) -> OfferOutcome {
+            dropped += 1
+            // Drops of the bus's own events are counted, not reported: reporting them could
+            // feed itself.
+            guard !slot.takeUnretainedValue().isInternal else {
+                return .dropped(slot: slot, accepted: accepted, report: 0, total: dropped)
+            }
+            unreportedDrops += 1
+            guard !reportPending else { return .dropped(slot: slot, accepted: accepted, report: 0, total: dropped) }
+            reportPending = true
+            let report = unreportedDrops
+            unreportedDrops = 0
+            return .dropped(slot: slot, accepted: accepted, report: report, total: dropped)
+        }
+
+        /// Forgets the skipped prefix once it is as long as the capacity; returns it, to be
+        /// released after the lock.
+        @usableFromInline
+        mutating func trimHead(capacity: Int) -> ContiguousArray<Item> {
+            guard head >= capacity else { return [] }
+            let trimmed = ContiguousArray(buffer[..<head])
+            buffer.removeFirst(head)
+            head = 0
+            return trimmed
         }
     }
 
@@ -107,32 +159,32 @@ struct MailboxSnapshot: Sendable {
     /// Offers an event. With `.wait`, a full mailbox answers `.full` unless `mayExceed`, in which
     /// case the event goes in beyond the capacity (a synchronous publisher cannot wait).
     @inlinable func offer(_ item: Item, mayExceed: Bool) -> OfferOutcome {
-        let (outcome, consumer) = state.withLock { s -> (OfferOutcome, UnsafeContinuation<Void, Never>?) in
-            guard s.phase != .closed else { return (.closed, nil) }
+        var trimmed = ContiguousArray<Item>()
+        let (outcome, consumers) = state.withLock { s -> (OfferOutcome, [UnsafeContinuation<Void, Never>]) in
+            guard s.phase != .closed, !s.consumerDone else {
+                s.discarded += 1
+                return (.closed, [])
+            }
             var outcome = OfferOutcome.accepted
             if s.depth >= capacity {
                 switch overflow {
                 case .wait:
-                    if !mayExceed { return (.full, nil) }
+                    if !mayExceed { return (.full, []) }
                 case .dropNewest:
-                    return (s.recordDrop(of: item.slot, accepted: false), nil)
+                    return (s.recordDrop(of: item.slot, accepted: false), [])
                 case .dropOldest:
                     outcome = s.recordDrop(of: s.buffer[s.head].slot, accepted: true)
                     s.head += 1
-                    if s.head >= capacity {
-                        s.buffer.removeFirst(s.head)
-                        s.head = 0
-                    }
+                    trimmed = s.trimHead(capacity: capacity)
                 }
             }
             s.buffer.append(item)
             let depth = s.depth
             if depth > s.highWaterMark { s.highWaterMark = depth }
-            let consumer = s.consumer
-            s.consumer = nil
-            return (outcome, consumer)
+            return (outcome, s.takeConsumers())
         }
-        consumer?.resume()
+        for consumer in consumers { consumer.resume() }
+        _ = trimmed
         return outcome
     }
 
@@ -164,7 +216,6 @@ struct MailboxSnapshot: Sendable {
             let taken = state.withLock { s -> Batch? in
                 guard s.depth > 0 else { return nil }
                 swap(&s.buffer, &batch)
-                if s.isStream { s.streamHoldsBatch = true }
                 let start = s.head
                 s.head = 0
                 let report = s.unreportedDrops
@@ -176,6 +227,34 @@ struct MailboxSnapshot: Sendable {
             if let taken {
                 if taken.wakeProducers { wakeProducers() }
                 return taken
+            }
+            guard await waitForEvents() else { return nil }
+        }
+    }
+
+    /// One event for a stream's iterator, and the drops to report; waits while the mailbox is
+    /// empty. Nil when the mailbox is finished and empty, or closed. Taking one at a time means
+    /// an iterator that stops early leaves every other event in the mailbox.
+    func next() async -> (Item, dropsToReport: Int, droppedTotal: Int)? {
+        while true {
+            let taken = state.withLock { s -> (Item, Int, Int, [UnsafeContinuation<Void, Never>])? in
+                guard s.depth > 0 else { return nil }
+                let item = s.buffer[s.head]
+                s.head += 1
+                if s.head == s.buffer.count {
+                    s.buffer.removeAll(keepingCapacity: true)
+                    s.head = 0
+                }
+                let report = s.unreportedDrops
+                s.unreportedDrops = 0
+                s.reportPending = false
+                var wake = s.takeProducers()
+                if s.isDrained { wake += s.takeDrainWaiters() }
+                return (item, report, s.dropped, wake)
+            }
+            if let (item, report, total, wake) = taken {
+                for continuation in wake { continuation.resume() }
+                return (item, report, total)
             }
             guard await waitForEvents() else { return nil }
         }
@@ -211,7 +290,7 @@ struct MailboxSnapshot: Sendable {
         await withUnsafeContinuation { (continuation: UnsafeContinuation<Void, Never>) in
             let ready = state.withLock { s in
                 if s.depth > 0 || s.phase != .open { return true }
-                s.consumer = continuation
+                s.consumers.append(continuation)
                 return false
             }
             if ready { continuation.resume() }
@@ -219,50 +298,48 @@ struct MailboxSnapshot: Sendable {
         return true
     }
 
-    @usableFromInline var snapshot: MailboxSnapshot {
-        state.withLock { s in
-            MailboxSnapshot(depth: s.phase == .closed ? 0 : s.depth, highWaterMark: s.highWaterMark, dropped: s.dropped)
-        }
+    /// Counts events the consumer had taken but will not deliver (its subscription ended).
+    @usableFromInline func abandon(_ count: Int) {
+        state.withLock { $0.discarded += count }
     }
 
-    @usableFromInline func finish() {
-        let consumer = state.withLock { s -> UnsafeContinuation<Void, Never>? in
-            if s.phase == .open { s.phase = .finishing }
-            defer { s.consumer = nil }
-            return s.consumer
-        }
-        consumer?.resume()
-    }
-
-    @usableFromInline @discardableResult
-    func close() -> Int {
-        let (discarded, wake) = state.withLock { s -> (Int, [UnsafeContinuation<Void, Never>]) in
-            guard s.phase != .closed else { return (0, []) }
-            s.phase = .closed
-            let discarded = s.depth
-            s.buffer.removeAll()
-            s.head = 0
-            var wake = s.takeProducers() + s.takeDrainWaiters()
-            if let consumer = s.consumer { wake.append(consumer) }
-            s.consumer = nil
-            return (discarded, wake)
-        }
-        for continuation in wake { continuation.resume() }
-        return discarded
-    }
-
-    /// Marks the mailbox as read by a stream's iterator.
+    /// Marks the mailbox as read by a stream's iterators.
     func markAsStream() {
         state.withLock { $0.isStream = true }
     }
 
-    /// A stream's iterator took a batch (`holding`) or handed out its last event.
-    func streamHolds(_ holding: Bool) {
-        let waiters = state.withLock { s -> [UnsafeContinuation<Void, Never>] in
-            s.streamHoldsBatch = holding
-            return s.isDrained ? s.takeDrainWaiters() : []
+    @usableFromInline var snapshot: MailboxSnapshot {
+        state.withLock { s in
+            MailboxSnapshot(depth: s.phase == .closed ? 0 : s.depth, highWaterMark: s.highWaterMark,
+                            dropped: s.dropped, discarded: s.discarded)
         }
-        for continuation in waiters { continuation.resume() }
+    }
+
+    @usableFromInline func finish() {
+        let wake = state.withLock { s -> [UnsafeContinuation<Void, Never>] in
+            if s.phase == .open { s.phase = .finishing }
+            var wake = s.takeConsumers()
+            if s.isDrained { wake += s.takeDrainWaiters() }
+            return wake
+        }
+        for continuation in wake { continuation.resume() }
+    }
+
+    @usableFromInline @discardableResult
+    func close() -> Int {
+        var released = ContiguousArray<Item>()
+        let (discarded, wake) = state.withLock { s -> (Int, [UnsafeContinuation<Void, Never>]) in
+            guard s.phase != .closed else { return (0, []) }
+            s.phase = .closed
+            let discarded = s.depth
+            s.discarded += discarded
+            swap(&released, &s.buffer)
+            s.head = 0
+            return (discarded, s.takeProducers() + s.takeDrainWaiters() + s.takeConsumers())
+        }
+        for continuation in wake { continuation.resume() }
+        released.removeAll()
+        return discarded
     }
 
     @usableFromInline func waitUntilDrained() async {
@@ -286,7 +363,7 @@ struct MailboxSnapshot: Sendable {
                 let ready = state.withLock { s in
                     // Checked under the lock: a cancellation that ran before we registered set
                     // the flag first, so we never wait unseen.
-                    if s.depth < capacity || s.phase == .closed || Task.isCancelled { return true }
+                    if s.depth < capacity || s.phase == .closed || s.consumerDone || Task.isCancelled { return true }
                     s.producers.append((id, continuation))
                     return false
                 }
@@ -299,31 +376,5 @@ struct MailboxSnapshot: Sendable {
             }
             continuation?.resume()
         }
-    }
-}
-
-extension Mailbox.State {
-    /// Counts a drop; returns the outcome, with a report count when no report is pending.
-    @usableFromInline mutating func recordDrop(of slot: Unmanaged<TopicSlot>, accepted: Bool) -> OfferOutcome {
-        dropped += 1
-        // Drops of drop reports are counted, not reported: reporting them could feed itself.
-        guard slot.takeUnretainedValue().topic != EventsDropped.topic else {
-            return .dropped(slot: slot, accepted: accepted, report: 0, total: dropped)
-        }
-        unreportedDrops += 1
-        guard !reportPending else { return .dropped(slot: slot, accepted: accepted, report: 0, total: dropped) }
-        reportPending = true
-        let report = unreportedDrops
-        unreportedDrops = 0
-        return .dropped(slot: slot, accepted: accepted, report: report, total: dropped)
-    }
-
-    var isDrained: Bool {
-        consumerDone || phase == .closed || (isStream && phase == .finishing && depth == 0 && !streamHoldsBatch)
-    }
-
-    mutating func takeDrainWaiters() -> [UnsafeContinuation<Void, Never>] {
-        defer { drainWaiters.removeAll() }
-        return drainWaiters
     }
 }

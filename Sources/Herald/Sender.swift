@@ -15,7 +15,7 @@ public struct Sender: Hashable, Sendable, Codable, CustomStringConvertible, Expr
     /// A sender identified by an object's type and address, as NotificationCenter identifies
     /// `object:`. The identity is only unique while the object lives; prefer a stable name.
     public init(object: AnyObject) {
-        let address = UInt(bitPattern: ObjectIdentifier(object).hashValue)
+        let address = UInt(bitPattern: ObjectIdentifier(object))
         self.id = "\(type(of: object))@0x\(String(address, radix: 16))"
     }
 

@@ -150,8 +150,13 @@ struct RouteEntry: @unchecked Sendable {
     @usableFromInline let dropped = Atomic<Int>(0)
     let failed = Atomic<Int>(0)
 
+    /// `bus.>` topics carry the bus's own reports: their drops and failures are counted but
+    /// not reported again, which could otherwise feed itself.
+    @usableFromInline let isInternal: Bool
+
     init(topic: Topic) {
         self.topic = topic
         self.tokens = topic.tokens.map(String.init)
+        self.isInternal = tokens.first == "bus"
     }
 }

@@ -1,8 +1,9 @@
 /// A live subscription. Keep it for as long as you want events.
 ///
 /// The subscription ends when you call ``cancel()``, when this object is deinitialised, or (for
-/// an ``EventStream``) when the iterating task is cancelled. After `cancel()` returns no new
-/// handler call starts, and events still waiting in its mailbox are discarded. The bus holds
+/// an ``EventStream``) when the iterating task is cancelled. After `cancel()` returns, no handler
+/// call starts except one another thread was already starting at that instant (an inline
+/// delivery racing the cancel), and events still waiting in its mailbox are discarded. The bus holds
 /// the handler only while the subscription lives, so an object the handler captures is freed
 /// once its subscription is gone.
 public final class Subscription: Sendable, Hashable, CustomStringConvertible {

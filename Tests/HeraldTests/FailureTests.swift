@@ -78,4 +78,25 @@ import Testing
         #expect(letter.json.contains("\"number\":9"))
         withExtendedLifetime((quietToken, token)) {}
     }
+    @Test func aFailingReporterAndAnOverflowingMailboxDoNotFeedEachOther() async throws {
+        let bus = EventBus()
+        // Overflows on everything, the bus's own reports included…
+        let everything = try bus.envelopes(matching: ">", name: "everything", capacity: 1, overflow: .dropNewest)
+        // …while another subscriber throws on every report it sees.
+        let thrower = try bus.subscribe(matching: "bus.>", name: "thrower") { _ in throw Boom() }
+        for number in 1...5 { try bus.post(Tick(number: number)) }
+        var iterator = everything.makeAsyncIterator()
+        var taken = 0
+        while bus.stats().subscription(named: "everything")?.queueDepth ?? 0 > 0, taken < 100 {
+            _ = await iterator.next()
+            taken += 1
+        }
+        let stats = bus.stats()
+        #expect(taken < 10, "the mailbox empties: reports do not keep refilling it")
+        #expect(stats.published < 10)
+        #expect(stats.topics[SubscriberFailed.topic] == nil, "failures on the bus's own events are not reported")
+        #expect(stats.subscription(named: "thrower")?.failed ?? 0 >= 1)
+        withExtendedLifetime(thrower) {}
+    }
+
 }

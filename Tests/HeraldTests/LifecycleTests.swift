@@ -132,17 +132,61 @@ import Testing
         #expect(await iterator.next() == nil)
     }
 
-    @Test func cancelledQueuedSubscriptionStopsItsTask() async throws {
+    final class Captured: Sendable {}
+
+    @Test func cancelledQueuedSubscriptionStopsItsTaskAndLetsGoOfItsHandler() async throws {
         let bus = EventBus()
         let received = Recorder<Int>()
-        let token = try bus.subscribe(to: Tick.self, delivery: .queued()) { received.append($0.number) }
+        weak var weakCaptured: Captured?
+        let token: Subscription
+        do {
+            let captured = Captured()
+            weakCaptured = captured
+            token = try bus.subscribe(to: Tick.self, delivery: .queued()) { tick in
+                withExtendedLifetime(captured) { received.append(tick.number) }
+            }
+        }
         try bus.post(Tick(number: 1))
         #expect(await received.waitFor(count: 1))
         token.cancel()
         try bus.post(Tick(number: 2))
-        #expect(!(await received.waitFor(count: 2, timeout: 0.3)))
+        // The handler (and what it captures) is only freed once the subscription's task ended.
+        #expect(await eventually { weakCaptured == nil })
         #expect(received.values == [1])
     }
+
+    @Test func breakingOutOfAStreamLeavesTheRestWaiting() async throws {
+        let bus = EventBus()
+        let stream = try bus.events(of: Tick.self, name: "reader")
+        for number in 1...5 { try bus.post(Tick(number: number)) }
+        for await tick in stream where tick.number == 2 { break }
+        try bus.post(Tick(number: 6))
+        var rest: [Int] = []
+        for await tick in stream {
+            rest.append(tick.number)
+            if tick.number == 6 { break }
+        }
+        #expect(rest == [3, 4, 5, 6])
+        #expect(bus.stats().subscription(named: "reader")?.delivered == 6)
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func twoIteratorsShareAStreamAndBothEndWhenCancelled() async throws {
+        let bus = EventBus()
+        let stream = try bus.events(of: Tick.self)
+        let seen = Recorder<Int>()
+        let readers = (0..<2).map { _ in
+            Task {
+                for await tick in stream { seen.append(tick.number) }
+            }
+        }
+        for number in 0..<20 { try bus.post(Tick(number: number)) }
+        #expect(await seen.waitFor(count: 20))
+        #expect(seen.values.sorted() == Array(0..<20), "each event goes to exactly one iterator")
+        for reader in readers { reader.cancel() }
+        for reader in readers { await reader.value }
+    }
+
 }
 
 import Synchronization

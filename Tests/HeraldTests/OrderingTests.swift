@@ -60,4 +60,55 @@ import Testing
         #expect(log.values == [0, 1, 2, 3, 4])
         withExtendedLifetime(tokens) {}
     }
+    @Test func nestedPublishWaitsForItsCauseEvenWhenAWaitMailboxIsFull() async throws {
+        let bus = EventBus()
+        let third = Recorder<String>()
+        let cause = try bus.subscribe(matching: "doc.opened") { _ in try bus.post(Note(topic: "doc.indexed")) }
+        let full = try bus.envelopes(matching: "doc.>", name: "full", capacity: 1, overflow: .wait)
+        let later = try bus.subscribe(matching: "doc.>") { third.append($0.topic.name) }
+        try bus.post(Note(topic: "doc.first"))                 // fills `full`
+        let publisher = Task { try await bus.publish(Note(topic: "doc.opened")) }
+        var iterator = full.makeAsyncIterator()
+        var seen: [String] = []
+        for _ in 0..<3 { seen.append(try #require(await iterator.next()).topic.name) }
+        _ = try await publisher.value
+        #expect(seen == ["doc.first", "doc.opened", "doc.indexed"])
+        #expect(third.values == ["doc.first", "doc.opened", "doc.indexed"])
+        withExtendedLifetime((cause, later)) {}
+    }
+
+    @Test func aTaskStartedInAHandlerPublishesOnItsOwn() async throws {
+        let bus = EventBus()
+        let effects = Recorder<Int>()
+        let ranBeforeReturn = Recorder<Bool>()
+        let tokens = [
+            try bus.subscribe(matching: "doc.opened") { _ in
+                Task {
+                    _ = try bus.post(Note(topic: "doc.task"))
+                    ranBeforeReturn.append(effects.count == 1)
+                }
+            },
+            try bus.subscribe(matching: "doc.>") { _ in },
+            try bus.subscribe(matching: "doc.task") { _ in effects.append(1) },
+        ]
+        try bus.post(Note(topic: "doc.opened"))
+        #expect(await ranBeforeReturn.waitFor(count: 1))
+        #expect(ranBeforeReturn.values == [true], "post from the task delivered inline before returning")
+        withExtendedLifetime(tokens) {}
+    }
+
+    @Test func nestedPublishesAcrossTwoBusesKeepEachBusInOrder() throws {
+        let first = EventBus(), second = EventBus()
+        let seen = Recorder<String>()
+        let tokens = [
+            try first.subscribe(matching: "doc.opened") { _ in try second.post(Note(topic: "mirror.opened")) },
+            try first.subscribe(matching: "doc.>") { seen.append($0.topic.name) },
+            try second.subscribe(matching: "mirror.opened") { _ in try first.post(Note(topic: "doc.mirrored")) },
+            try second.subscribe(matching: "mirror.>") { _ in },
+        ]
+        try first.post(Note(topic: "doc.opened"))
+        #expect(seen.values == ["doc.opened", "doc.mirrored"])
+        withExtendedLifetime(tokens) {}
+    }
+
 }

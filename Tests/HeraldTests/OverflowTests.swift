@@ -115,4 +115,21 @@ import Testing
         #expect(report.total == 5)
         #expect(bus.stats().subscription(named: "all")?.queueDepth == 0)
     }
+    @Test func dropsWhileReplayingRetainedEventsAreCountedAndReported() async throws {
+        let bus = EventBus()
+        let reports = Recorder<EventsDropped>()
+        let reportToken = try bus.subscribe(to: EventsDropped.self) { reports.append($0) }
+        for name in ["a", "b", "c"] { try bus.post(Note(topic: try Topic(tokens: "state", name)), retain: .untilReplaced) }
+        let stream = try bus.envelopes(matching: "state.>", name: "small", capacity: 1, overflow: .dropNewest)
+        let stats = bus.stats()
+        #expect(stats.subscription(named: "small")?.dropped == 2)
+        let topics: [Topic] = ["state.a", "state.b", "state.c"]
+        #expect(topics.map { stats.topics[$0]?.dropped ?? 0 }.reduce(0, +) == 2)
+        #expect(reports.values.map(\.count) == [1])
+        var iterator = stream.makeAsyncIterator()
+        #expect(await iterator.next()?.topic == "state.a")
+        #expect(reports.values.map(\.count) == [1, 1])
+        withExtendedLifetime(reportToken) {}
+    }
+
 }

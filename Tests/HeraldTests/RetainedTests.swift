@@ -47,4 +47,21 @@ import Testing
         #expect(received.values.isEmpty)
         withExtendedLifetime(token) {}
     }
+    @Test func retainedReplayComesBeforeLiveEventsForAnInlineSubscriber() throws {
+        let bus = EventBus()
+        try bus.post(Note(topic: "state.a", text: "a1"), from: "P", retain: .untilReplaced)
+        try bus.post(Note(topic: "state.b", text: "b1"), from: "P", retain: .untilReplaced)
+        let seen = Recorder<String>()
+        let token = try bus.subscribe(matching: "state.>", from: "P") { envelope in
+            let text = (envelope.event as? Note)?.text ?? "?"
+            seen.append(text)
+            // P publishes a newer retained value while the subscriber is still replaying.
+            if text == "a1" { try bus.post(Note(topic: "state.b", text: "b2"), from: "P", retain: .untilReplaced) }
+        }
+        #expect(seen.values == ["a1", "b1", "b2"], "per-publisher order, ending on the newest value")
+        try bus.post(Note(topic: "state.a", text: "a2"), from: "P")
+        #expect(seen.values == ["a1", "b1", "b2", "a2"])
+        withExtendedLifetime(token) {}
+    }
+
 }

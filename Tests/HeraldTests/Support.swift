@@ -177,3 +177,14 @@ final class ManualClock: Clock, Sendable {
         }
     }
 }
+
+/// Awaits a condition, yielding between checks; false after a generous bound. For conditions
+/// no callback announces (a task ending, an object freed).
+func eventually(_ condition: () -> Bool) async -> Bool {
+    let deadline = ContinuousClock.now + .seconds(20)
+    while ContinuousClock.now < deadline {
+        if condition() { return true }
+        await Task.yield()
+    }
+    return condition()
+}
