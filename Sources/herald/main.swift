@@ -1,1 +1,25 @@
-print("herald")
+import Foundation
+import HeraldRuntime
+
+// The herald command: parse, dispatch, exit with 0 (ok), 1 (runtime failure) or 2 (usage or config).
+let status: Int32
+do {
+    switch try CommandLineParser.parse(Array(CommandLine.arguments.dropFirst())) {
+    case .version:
+        Terminal.out("herald \(HeraldVersion.current)")
+        status = 0
+    case .help(let topic):
+        Terminal.out(HelpText.text(for: topic))
+        status = 0
+    case .check(let config):
+        status = Commands.check(config: config)
+    case .run(let config, let duration):
+        status = await Commands.run(config: config, duration: duration)
+    case .sandbox(let port, let config):
+        status = await Commands.sandbox(port: port, config: config)
+    }
+} catch {
+    Terminal.err("herald: \(error.message)")
+    status = 2
+}
+exit(status)
