@@ -86,7 +86,7 @@ let package = Package(
             path: "Examples/todo-flow"
         ),
         .testTarget(name: "HeraldLoadersTests", dependencies: ["HeraldLoaders", "HeraldServices", "HeraldSandbox"]),
-        .testTarget(name: "HeraldRuntimeTests", dependencies: ["HeraldRuntime", "HeraldSubscribers", "HeraldLoaders"]),
+        .testTarget(name: "HeraldRuntimeTests", dependencies: ["HeraldRuntime", "HeraldSubscribers", "HeraldLoaders", "HeraldSandbox"]),
         .testTarget(name: "HeraldCLITests", dependencies: []),
     ],
     swiftLanguageModes: [.v6]

@@ -15,7 +15,8 @@ enum Commands {
 
     static func printProblems(_ error: ConfigError, path: String) {
         if error.issues.count == 1, error.issues[0].path.isEmpty {
-            Terminal.err("herald: \(error.issues[0].message.hasPrefix("/") ? "" : "\(path): ")\(error.issues[0].message)")
+            let message = error.issues[0].message
+            Terminal.err("herald: " + (message.hasPrefix(path) ? message : "\(path): \(message)"))
             return
         }
         let count = error.issues.count

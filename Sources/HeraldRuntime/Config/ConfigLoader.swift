@@ -25,7 +25,7 @@ public struct ConfigLoader: Sendable {
     public func load(contentsOf url: URL) throws(ConfigError) -> HeraldConfiguration {
         guard let data = FileManager.default.contents(atPath: url.path) else {
             let reason = FileManager.default.fileExists(atPath: url.path) ? "cannot be read" : "no such file"
-            throw ConfigError(issues: [ConfigIssue(path: "", message: "\(url.path): \(reason)")])
+            throw ConfigError(issues: [ConfigIssue(path: "", message: "\(url.relativePath): \(reason)")])
         }
         return try parse(data, baseDirectory: url.deletingLastPathComponent())
     }
