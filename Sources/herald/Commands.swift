@@ -48,17 +48,20 @@ enum Commands {
             configuration = loaded
         }
         let daemon = HeraldDaemon(configuration: configuration)
+        // Signals are caught before anything starts, so an early SIGTERM still stops cleanly.
+        let stop = CancelOnSignal()
+        let signals = Terminal.onTermination {
+            Terminal.err("herald: stopping")
+            stop.fire()
+        }
+        defer { signals.forEach { $0.cancel() } }
         let task = Task {
             try await daemon.run(for: duration) { started in
                 if let url = started.sandboxURL { Terminal.err("herald: sandbox at \(url.absoluteString)") }
                 Terminal.err("herald: running \(started.loaders.count) loaders (\(started.loaders.joined(separator: ", "))); Ctrl-C to stop")
             }
         }
-        let signals = Terminal.onTermination {
-            Terminal.err("herald: stopping")
-            task.cancel()
-        }
-        defer { signals.forEach { $0.cancel() } }
+        stop.attach(task)
         switch await task.result {
         case .success(let stopped):
             Terminal.err("herald: stopped" + (stopped.drained ? "" : " (\(stopped.discarded) events not delivered)"))
@@ -81,6 +84,9 @@ enum Commands {
             }
         }
         if let port { settings.port = port }
+        let stop = CancelOnSignal()
+        let signals = Terminal.onTermination { stop.fire() }
+        defer { signals.forEach { $0.cancel() } }
         let sandbox: Sandbox
         do {
             sandbox = try await Sandbox.start(settings)
@@ -93,8 +99,7 @@ enum Commands {
         Terminal.out("twitter: consumer key \(keys.consumerKey), token \(keys.token) (secrets as configured)")
         Terminal.out("baas: tenant \(settings.baasTenant), app id \(settings.baasApplicationID)")
         let task = Task { await sandbox.run() }
-        let signals = Terminal.onTermination { task.cancel() }
-        defer { signals.forEach { $0.cancel() } }
+        stop.attach(task)
         await task.value
         Terminal.out("sandbox stopped")
         return 0

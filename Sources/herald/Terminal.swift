@@ -49,3 +49,24 @@ final class Flag: Sendable {
         }
     }
 }
+
+/// Cancels a task when a signal fires, even if the signal came before the task was attached.
+final class CancelOnSignal: Sendable {
+    private let state = Mutex<(fired: Bool, cancel: (@Sendable () -> Void)?)>((false, nil))
+
+    func fire() {
+        let cancel = state.withLock { state in
+            state.fired = true
+            return state.cancel
+        }
+        cancel?()
+    }
+
+    func attach<Success, Failure>(_ task: Task<Success, Failure>) {
+        let firedAlready = state.withLock { state in
+            state.cancel = { task.cancel() }
+            return state.fired
+        }
+        if firedAlready { task.cancel() }
+    }
+}

@@ -83,6 +83,11 @@ final class ChildProcess: Sendable {
         await err.wait(within: limit, condition)
     }
 
+    /// Waits (bounded) until `condition` holds on standard output.
+    func waitForStandardOutput(within limit: Duration = .seconds(60), _ condition: @escaping @Sendable (String) -> Bool) async -> Bool {
+        await out.wait(within: limit, condition)
+    }
+
     /// Waits (bounded) for the process to exit and its output to be read.
     func finish(within limit: Duration = .seconds(60)) async -> Finished? {
         guard await exited.waitClosed(within: limit), await out.waitClosed(within: .seconds(10)),
