@@ -148,3 +148,27 @@ extension ConfigFixtures {
         return copy
     }
 }
+
+@Suite struct ConfigSchemaTests {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    @Test func theSchemaDescribesTheSameTopLevelKeys() throws {
+        let data = try Data(contentsOf: Self.root.appendingPathComponent("config.schema.json"))
+        let schema = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        let properties = try #require(schema["properties"] as? [String: Any])
+        #expect(properties.keys.sorted() == ["$schema", "loaders", "sandbox", "services", "state", "subscribers"])
+        #expect(schema["additionalProperties"] as? Bool == false)
+    }
+
+    @Test func aFileOutputIsResolvedAgainstTheConfigDirectory() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("herald-out-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let object = ConfigFixtures.set(ConfigFixtures.demo, "subscribers.console.output", "logs/herald.log")
+        let configuration = try ConfigLoader(environment: [:])
+            .parse(try JSONSerialization.data(withJSONObject: object), baseDirectory: directory)
+        let output = try #require(configuration.subscribers["console"]?.output)
+        #expect(output == .file("logs/herald.log"))
+        try HeraldDaemon.standardWriters(relativeTo: configuration.directory)(output).write("hello")
+        #expect(try String(contentsOf: directory.appendingPathComponent("logs/herald.log"), encoding: .utf8) == "hello\n")
+    }
+}

@@ -52,7 +52,7 @@ public struct ConfigLoader: Sendable {
             throw ConfigError(issues: reader.issues)
         }
         return HeraldConfiguration(
-            stateDirectory: Self.resolve(state, against: baseDirectory), services: services, loaders: loaders,
+            directory: baseDirectory, stateDirectory: Self.resolve(state, against: baseDirectory), services: services, loaders: loaders,
             subscribers: subscribers, sandbox: sandbox, secrets: reader.secrets)
     }
 

@@ -8,6 +8,8 @@ import HeraldSubscribers
 /// embedded sandbox's settings. Made by ``ConfigLoader``; secrets are already resolved from
 /// the environment.
 public struct HeraldConfiguration: Sendable {
+    /// The directory of the configuration file; relative paths in it are resolved against it.
+    public var directory: URL
     /// Where loaders keep their state files (absolute, resolved against the config's directory).
     public var stateDirectory: URL
     /// The services, by name.

@@ -28,16 +28,20 @@ public struct HeraldDaemon: Sendable {
     ///   - drainTimeout: how long the bus may take to deliver what is queued at shutdown.
     public init(configuration: HeraldConfiguration, makeWriter: WriterFactory? = nil, drainTimeout: Duration = .seconds(3)) {
         self.configuration = configuration
-        let stateBase = configuration.stateDirectory
-        self.makeWriter = makeWriter ?? { output in
+        self.makeWriter = makeWriter ?? Self.standardWriters(relativeTo: configuration.directory)
+        self.drainTimeout = drainTimeout
+    }
+
+    /// The default writers: standard error, standard output, or a file appended to (created
+    /// 0600 with its directory), a relative path being resolved against `directory`.
+    public static func standardWriters(relativeTo directory: URL) -> WriterFactory {
+        { output in
             switch output {
             case .standardError: FileHandleLogWriter.standardError()
             case .standardOutput: FileHandleLogWriter.standardOutput()
-            case .file(let path):
-                try FileHandleLogWriter.appending(toFile: ConfigLoader.resolve(path, against: stateBase.deletingLastPathComponent()).path)
+            case .file(let path): try FileHandleLogWriter.appending(toFile: ConfigLoader.resolve(path, against: directory).path)
             }
         }
-        self.drainTimeout = drainTimeout
     }
 
     /// Runs until `duration` has passed (forever when nil) or the calling task is cancelled.
