@@ -153,6 +153,32 @@ import Testing
         }
     }
 
+    @Test func droppedConnectionsAreTransportFailures() async throws {
+        try await LoaderHarness.run({ $0.faults.dropRate = 1 }) { harness in
+            let loader = try TimelineLoader(id: "home", client: harness.twitter(), bus: harness.bus)
+            guard case .failed(let error) = await loader.load() else {
+                Issue.record("expected a failure")
+                return
+            }
+            #expect(["transport", "timeout"].contains(error.kind))
+            #expect(harness.recorder.topics == ["loader.home.failed"])
+        }
+    }
+
+    @Test func cancellingTheCallerCancelsTheRequestWithOneEvent() async throws {
+        try await LoaderHarness.run({ $0.faults.latency = .seconds(5) }) { harness in
+            let loader = try TimelineLoader(id: "home", client: harness.twitter(), bus: harness.bus)
+            let before = harness.sandbox.requestsReceived
+            let call = Task { await loader.load() }
+            // Wait (bounded by the test) until the request reached the sandbox, then cancel.
+            while harness.sandbox.requestsReceived == before { await Task.yield() }
+            call.cancel()
+            let outcome = await call.value
+            #expect(outcome == .failed(LoadError(kind: "cancelled", message: "cancelled")))
+            #expect(harness.recorder.topics == ["loader.home.failed"])
+        }
+    }
+
     @Test func invalidIDsAreRefused() async throws {
         try await LoaderHarness.run { harness -> Void in
             #expect(throws: LoaderSetupError.invalidID("a.b")) {
