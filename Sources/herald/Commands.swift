@@ -94,9 +94,10 @@ enum Commands {
             Terminal.err("herald: cannot start the sandbox: \(error)")
             return 1
         }
-        let keys = settings.credentials
+        // Keys and tokens are not printed (they may be real ones from the environment);
+        // GET /_sandbox/config shows the sandbox's to any tool on this machine.
         Terminal.out("sandbox listening on \(sandbox.baseURL.absoluteString)")
-        Terminal.out("twitter: consumer key \(keys.consumerKey), token \(keys.token) (secrets as configured)")
+        Terminal.out("twitter: OAuth 1.0a with the \(path == nil ? "standard sandbox" : "configured") credentials (GET /_sandbox/config)")
         Terminal.out("baas: tenant \(settings.baasTenant), app id \(settings.baasApplicationID)")
         let task = Task { await sandbox.run() }
         stop.attach(task)
