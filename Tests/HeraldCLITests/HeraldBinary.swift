@@ -90,11 +90,14 @@ final class ChildProcess: Sendable {
 
     /// Waits (bounded) for the process to exit and its output to be read.
     func finish(within limit: Duration = .seconds(60)) async -> Finished? {
-        guard await exited.waitClosed(within: limit), await out.waitClosed(within: .seconds(10)),
-              await err.waitClosed(within: .seconds(10)) else {
+        guard await exited.waitClosed(within: limit) else {
             process.terminate()
             return nil
         }
+        // After exit the pipes reach end of file at once, unless another child inherited a
+        // write end; then take what arrived.
+        _ = await out.waitClosed(within: .seconds(5))
+        _ = await err.waitClosed(within: .seconds(5))
         return Finished(status: process.terminationStatus, stdout: out.text, stderr: err.text)
     }
 
