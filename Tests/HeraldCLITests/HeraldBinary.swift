@@ -43,6 +43,7 @@ final class ChildProcess: Sendable {
     private let out = OutputBuffer()
     private let err = OutputBuffer()
     private let exited = OutputBuffer()
+    private let exitStatus = ExitStatus()
 
     /// Starts `executable` with `arguments` in `directory`.
     init(_ executable: URL, _ arguments: [String], in directory: URL? = nil, environment: [String: String]? = nil) throws {
@@ -57,6 +58,7 @@ final class ChildProcess: Sendable {
         process.standardInput = FileHandle.nullDevice
         self.process = process
         let out = self.out, err = self.err, exited = self.exited
+        let exitStatus = self.exitStatus
         // Blocking reads on dedicated threads (never the cooperative pool) until end of file.
         for (handle, buffer) in [(outPipe.fileHandleForReading, out), (errPipe.fileHandleForReading, err)] {
             Thread.detachNewThread {
@@ -68,11 +70,26 @@ final class ChildProcess: Sendable {
                 buffer.close()
             }
         }
-        process.terminationHandler = { _ in exited.close() }
+        process.terminationHandler = { process in
+            let status = process.terminationStatus
+            exitStatus.record(status)
+            exited.close()
+        }
         try process.run()
         // The parent's copies of the write ends must close, or the readers never see end of file.
         try? outPipe.fileHandleForWriting.close()
         try? errPipe.fileHandleForWriting.close()
+        // Foundation learns of the exit through SIGCHLD, which can be late or lost under load;
+        // waitid with WNOWAIT sees the exit without reaping, so Foundation still can.
+        let pid = process.processIdentifier
+        Thread.detachNewThread {
+            var info = siginfo_t()
+            guard waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT) == 0 else { return }
+            let code = info._sifields._sigchld.si_status
+            let status = info.si_code == Int32(CLD_EXITED) ? code : 128 + code
+            exitStatus.record(status)
+            exited.close()
+        }
     }
 
     var stdout: String { out.text }
@@ -98,7 +115,7 @@ final class ChildProcess: Sendable {
         // write end; then take what arrived.
         _ = await out.waitClosed(within: .seconds(5))
         _ = await err.waitClosed(within: .seconds(5))
-        return Finished(status: process.terminationStatus, stdout: out.text, stderr: err.text)
+        return Finished(status: exitStatus.value ?? -1, stdout: out.text, stderr: err.text)
     }
 
     func signal(_ number: Int32) {
@@ -191,4 +208,12 @@ final class OutputBuffer: Sendable {
             waiter?.resume()
         }
     }
+}
+
+/// The first exit status learnt, from Foundation or from waitid.
+final class ExitStatus: Sendable {
+    private let storage = Mutex<Int32?>(nil)
+
+    func record(_ status: Int32) { storage.withLock { $0 = $0 ?? status } }
+    var value: Int32? { storage.withLock { $0 } }
 }
