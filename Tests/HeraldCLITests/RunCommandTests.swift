@@ -66,6 +66,25 @@ import Darwin
     }
 
     @Test(.enabled(if: herald != nil), .timeLimit(.minutes(1)))
+    func aSignalDuringSlowLoadsStillStopsWithinSeconds() async throws {
+        let herald = try #require(Self.herald)
+        let config = try freshDemo()
+        defer { try? FileManager.default.removeItem(at: config.deletingLastPathComponent()) }
+        let text = try String(contentsOf: config, encoding: .utf8).replacingOccurrences(of: "\"0ms\"", with: "\"20s\"")
+        try Data(text.utf8).write(to: config)
+        let child = try ChildProcess(herald, ["run", "--config", config.path])
+        #expect(await child.waitForStandardError { $0.contains("herald: running 4 loaders") })
+
+        let signalled = ContinuousClock.now
+        child.signal(SIGTERM)
+        let result = try #require(await child.finish(within: .seconds(30)))
+        #expect(ContinuousClock.now - signalled < .seconds(5))
+        #expect(result.status == 0)
+        #expect(!result.stderr.contains(".finished"))
+        #expect(result.stderr.hasSuffix("herald: stopped\n"))
+    }
+
+    @Test(.enabled(if: herald != nil), .timeLimit(.minutes(1)))
     func anInvalidConfigDoesNotStartAnything() async throws {
         let herald = try #require(Self.herald)
         let config = try freshDemo()
