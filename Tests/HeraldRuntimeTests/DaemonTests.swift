@@ -90,3 +90,40 @@ final class WatchedWriter: LogWriter {
         await occupant.stop()
     }
 }
+
+@Suite struct DaemonOnVirtualTimeTests {
+    @Test(.timeLimit(.minutes(1)))
+    func theDemoSchedulesRunOnTheInjectedClock() async throws {
+        let state = FileManager.default.temporaryDirectory.appendingPathComponent("herald-virtual-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: state) }
+        let writer = WatchedWriter()
+        let clock = ManualClock()
+        let daemon = HeraldDaemon(configuration: try DaemonTests.demo(state: state), makeWriter: { _ in writer }, clock: clock)
+        let run = Task { try await daemon.run(for: .seconds(65)) }
+
+        @Sendable func count(_ id: String) -> @Sendable ([String]) -> Int {
+            { lines in lines.filter { $0.contains("loader.\(id).finished") }.count }
+        }
+        // At start: one load each.
+        await writer.wait { lines in ["home", "itmedia", "images", "todos"].allSatisfy { count($0)(lines) == 1 } }
+        // Step from deadline to deadline (four schedules and the run's own timer); all five
+        // sleeping again means the woken loads are done.
+        var ticks: [Duration] = []
+        while true {
+            await clock.waitForSleepers(5)
+            guard let next = clock.nextDeadline, next.offset < .seconds(65) else { break }
+            ticks.append(next.offset)
+            clock.advanceToNextDeadline()
+        }
+        clock.advance(by: clock.now.duration(to: ManualClock.Instant(offset: .seconds(65))))
+        let stopped = try await run.value
+
+        #expect(stopped.drained)
+        #expect(ticks == [20, 30, 40, 60].map { Duration.seconds($0) })
+        let lines = writer.lines
+        #expect(count("todos")(lines) == 4)
+        #expect(count("home")(lines) == 3)
+        #expect(count("itmedia")(lines) == 1)
+        #expect(count("images")(lines) == 1)
+    }
+}

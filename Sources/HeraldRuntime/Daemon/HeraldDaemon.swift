@@ -19,6 +19,7 @@ public struct HeraldDaemon: Sendable {
     public let configuration: HeraldConfiguration
     private let makeWriter: WriterFactory
     private let drainTimeout: Duration
+    private let scheduler: @Sendable ([(any Loader, SchedulePolicy)], Duration?) async -> Void
 
     /// Creates a daemon.
     ///
@@ -26,10 +27,19 @@ public struct HeraldDaemon: Sendable {
     ///   - makeWriter: where log lines go (by default standard error, standard output or an
     ///     appended file, as configured).
     ///   - drainTimeout: how long the bus may take to deliver what is queued at shutdown.
-    public init(configuration: HeraldConfiguration, makeWriter: WriterFactory? = nil, drainTimeout: Duration = .seconds(3)) {
+    ///   - clock: the clock schedules and `run(for:)` are measured on (a manual one in tests).
+    ///   - now: the wall-clock time, to turn rate-limit reset dates into pauses.
+    public init<C: Clock>(configuration: HeraldConfiguration, makeWriter: WriterFactory? = nil, drainTimeout: Duration = .seconds(3),
+                          clock: C, now: @escaping @Sendable () -> Date = { Date() }) where C.Duration == Duration {
+        self.scheduler = { loaders, duration in await Self.runSchedules(loaders, for: duration, clock: clock, now: now) }
         self.configuration = configuration
         self.makeWriter = makeWriter ?? Self.standardWriters(relativeTo: configuration.directory)
         self.drainTimeout = drainTimeout
+    }
+
+    /// Creates a daemon on the continuous clock (see the other initialiser for the parameters).
+    public init(configuration: HeraldConfiguration, makeWriter: WriterFactory? = nil, drainTimeout: Duration = .seconds(3)) {
+        self.init(configuration: configuration, makeWriter: makeWriter, drainTimeout: drainTimeout, clock: ContinuousClock())
     }
 
     /// The default writers: standard error, standard output, or a file appended to (created
@@ -138,10 +148,14 @@ public struct HeraldDaemon: Sendable {
     }
 
     private func runSchedules(_ loaders: [(any Loader, SchedulePolicy)], for duration: Duration?) async {
-        let clock = ContinuousClock()
+        await scheduler(loaders, duration)
+    }
+
+    private static func runSchedules<C: Clock>(_ loaders: [(any Loader, SchedulePolicy)], for duration: Duration?,
+                                               clock: C, now: @escaping @Sendable () -> Date) async where C.Duration == Duration {
         await withTaskGroup(of: Void.self) { group in
             for (loader, policy) in loaders {
-                let schedule = LoaderSchedule(policy: policy, clock: clock, seed: Self.seed(loader.id)) { await loader.load() }
+                let schedule = LoaderSchedule(policy: policy, clock: clock, seed: seed(loader.id), now: now) { await loader.load() }
                 group.addTask { await schedule.run() }
             }
             // Sleeping until cancelled (or the duration) is how the run waits for its stop.
