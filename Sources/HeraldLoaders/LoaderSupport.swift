@@ -16,6 +16,16 @@ enum LoaderSupport {
         }
     }
 
+    /// Writes a loader's state; the event to announce when that failed.
+    static func write(_ state: LoaderState, id: String, to store: LoaderStateStore) -> LoaderStateUnwritable? {
+        do {
+            try store.write(state, for: id)
+            return nil
+        } catch {
+            return LoaderStateUnwritable(loader: id, directory: store.directory?.path ?? "", reason: "\(error.localizedDescription)")
+        }
+    }
+
     /// Publishes a loader's one event; a bus that is shutting down refuses it, which is fine.
     static func announce<E: Event>(_ event: E, on bus: EventBus, from sender: Sender) async {
         _ = try? await bus.publish(event, from: sender)

@@ -42,6 +42,7 @@ public actor TimelineLoader: Loader {
     private let store: LoaderStateStore
     private var state: LoaderState?
     private var running: Task<LoadOutcome, Never>?
+    private var writeFailureReported = false
 
     /// Creates a loader.
     ///
@@ -68,6 +69,13 @@ public actor TimelineLoader: Loader {
         return await withTaskCancellationHandler { await task.value } onCancel: { task.cancel() }
     }
 
+    private func save(_ next: LoaderState) async {
+        state = next
+        guard let event = LoaderSupport.write(next, id: id, to: store), !writeFailureReported else { return }
+        writeFailureReported = true
+        await LoaderSupport.announce(event, on: bus, from: sender)
+    }
+
     private func performLoad() async -> LoadOutcome {
         defer { running = nil }
         let previous: LoaderState
@@ -86,8 +94,7 @@ public actor TimelineLoader: Loader {
             let fresh = page.statuses.filter { LoaderSupport.isNewer($0.id, than: previous.sinceID) }
             var next = previous
             next.sinceID = LoaderSupport.newest(page.statuses.map(\.id), marker: previous.sinceID)
-            state = next
-            try? store.write(next, for: id)
+            await save(next)
             let event = TimelineLoaded(loader: id, statuses: page.statuses, newStatuses: fresh,
                                        rateLimitRemaining: page.rateLimit?.remaining)
             await LoaderSupport.announce(event, on: bus, from: sender)

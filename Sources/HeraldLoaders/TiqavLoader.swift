@@ -28,6 +28,7 @@ public actor TiqavLoader: Loader {
     private let store: LoaderStateStore
     private var state: LoaderState?
     private var running: Task<LoadOutcome, Never>?
+    private var writeFailureReported = false
 
     /// Creates a loader.
     ///
@@ -54,6 +55,13 @@ public actor TiqavLoader: Loader {
         return await withTaskCancellationHandler { await task.value } onCancel: { task.cancel() }
     }
 
+    private func save(_ next: LoaderState) async {
+        state = next
+        guard let event = LoaderSupport.write(next, id: id, to: store), !writeFailureReported else { return }
+        writeFailureReported = true
+        await LoaderSupport.announce(event, on: bus, from: sender)
+    }
+
     private func performLoad() async -> LoadOutcome {
         defer { running = nil }
         let previous: LoaderState
@@ -76,8 +84,7 @@ public actor TiqavLoader: Loader {
                 next.seen.append(image.id)
             }
             next.seen = Array(next.seen.suffix(Self.seenLimit))
-            state = next
-            try? store.write(next, for: id)
+            await save(next)
             let event = TiqavLoaded(loader: id, images: images, newImages: fresh,
                                     imageURLs: images.map { client.imageURL(for: $0).absoluteString })
             await LoaderSupport.announce(event, on: bus, from: sender)

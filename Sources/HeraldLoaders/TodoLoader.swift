@@ -17,6 +17,7 @@ public actor TodoLoader: Loader {
     private let store: LoaderStateStore
     private var state: LoaderState?
     private var running: Task<LoadOutcome, Never>?
+    private var writeFailureReported = false
 
     /// Creates a loader.
     ///
@@ -43,6 +44,13 @@ public actor TodoLoader: Loader {
         return await withTaskCancellationHandler { await task.value } onCancel: { task.cancel() }
     }
 
+    private func save(_ next: LoaderState) async {
+        state = next
+        guard let event = LoaderSupport.write(next, id: id, to: store), !writeFailureReported else { return }
+        writeFailureReported = true
+        await LoaderSupport.announce(event, on: bus, from: sender)
+    }
+
     private func performLoad() async -> LoadOutcome {
         defer { running = nil }
         let previous: LoaderState
@@ -60,8 +68,7 @@ public actor TodoLoader: Loader {
             let fresh = todos.filter { !before.contains($0.id) }
             let removed = previous.seen.filter { !now.contains($0) }
             let next = LoaderState(seen: todos.map(\.id))
-            state = next
-            try? store.write(next, for: id)
+            await save(next)
             let event = TodosLoaded(loader: id, bucket: bucket, todos: todos, newTodos: fresh, removedIDs: removed)
             await LoaderSupport.announce(event, on: bus, from: sender)
             return .finished(items: todos.count, new: fresh.count)

@@ -67,6 +67,19 @@ import Testing
         }
     }
 
+    @Test func anUnwritableStateDirectoryIsReportedOnceAndLoadsGoOn() async throws {
+        try await LoaderHarness.run { harness in
+            try FileManager.default.createDirectory(at: harness.stateDirectory, withIntermediateDirectories: true)
+            let blocker = harness.stateDirectory.appendingPathComponent("not-a-directory")
+            try Data("x".utf8).write(to: blocker)
+            let store = LoaderStateStore(directory: blocker.appendingPathComponent("state"))
+            let loader = try TimelineLoader(id: "home", client: harness.twitter(), bus: harness.bus, stateStore: store)
+            #expect(await loader.load() == .finished(items: 20, new: 20))
+            #expect(await loader.load() == .finished(items: 20, new: 0))
+            #expect(harness.recorder.topics == ["loader.home.state.unwritable", "loader.home.finished", "loader.home.finished"])
+        }
+    }
+
     @Test func concurrentLoadsJoinTheRunningRequest() async throws {
         try await LoaderHarness.run({ $0.faults.latency = .milliseconds(300) }) { harness in
             let loader = try TimelineLoader(id: "home", client: harness.twitter(), bus: harness.bus)

@@ -6,7 +6,7 @@ import HeraldSubscribers
 /// One-line summaries of loader events for the log subscriber: `home: 20 statuses, 3 new`.
 public enum LoaderEventSummaries {
     /// Summarises ``TimelineLoaded``, ``TiqavLoaded``, ``TodosLoaded``, ``LoadFailed`` and
-    /// ``LoaderStateSetAside``; nil for anything else.
+    /// ``LoaderStateSetAside`` and ``LoaderStateUnwritable``; nil for anything else.
     public static let summarizer: EventSummarizer = { envelope in
         switch envelope.event {
         case let loaded as TimelineLoaded:
@@ -40,6 +40,9 @@ public enum LoaderEventSummaries {
             let moved = aside.movedTo.map { "moved to \($0)" } ?? "could not be moved"
             return LogRecord(level: .warning, message: "\(aside.loader): state file \(aside.path) is unreadable (\(aside.reason)); \(moved)",
                              fields: [.init("loader", aside.loader), .init("path", aside.path)])
+        case let unwritable as LoaderStateUnwritable:
+            return LogRecord(level: .warning, message: "\(unwritable.loader): cannot save state in \(unwritable.directory) (\(unwritable.reason)); keeping it in memory",
+                             fields: [.init("loader", unwritable.loader), .init("directory", unwritable.directory)])
         default:
             return nil
         }
