@@ -4,12 +4,15 @@ import Foundation
 /// side by side in one process; prints rates and the Herald / baseline ratio.
 @main
 struct HeraldBench {
-    struct Row: Codable {
+    struct Row: Encodable {
         var name: String
         var herald: Double
         var baseline: Double
         var ratio: Double
         var target: Double
+
+        /// `--json` writes exactly these keys.
+        enum CodingKeys: String, CodingKey { case name, herald, baseline, ratio }
     }
 
     struct Workload {
@@ -26,7 +29,7 @@ struct HeraldBench {
         usage: herald-bench [--quick] [--json] [--filter PREFIX]
 
           --quick           short runs (for CI: checks the workloads still run, numbers are rough)
-          --json            print a JSON array of {name, herald, baseline, ratio, target}
+          --json            print a JSON array of {name, herald, baseline, ratio}
           --filter PREFIX    run only workloads whose name starts with TEXT
           --side SIDE       run only 'herald' or only 'baseline' (for profiling)
           --help            this text

@@ -4,7 +4,7 @@ import Synchronization
 
 /// The event every workload publishes.
 struct Ping: Event {
-    static let topic: Topic = "bench.ping"
+    static let topic: Topic = "loader.home.finished"
     var topic: Topic { Self.topic }
     var value: Int
 }
@@ -144,7 +144,7 @@ enum Workloads {
         for i in 0..<nonMatching {
             tokens.append(try bus.subscribe(matching: TopicPattern(validating: "loader.\(i).*")) { _ in counter.value += 1 })
         }
-        tokens.append(try bus.subscribe(matching: "bench.*") { envelope in counter.value &+= envelope.sequence == 0 ? 1 : 0 })
+        tokens.append(try bus.subscribe(matching: "loader.home.*") { envelope in counter.value &+= envelope.sequence == 0 ? 1 : 0 })
         let start = ContinuousClock.now
         for i in 0..<n { try bus.post(Ping(value: i)) }
         let elapsed = ContinuousClock.now - start

@@ -25,24 +25,34 @@ let usage = """
     """
 var configuration = SandboxConfiguration()
 var arguments = CommandLine.arguments.dropFirst()
+func usageError() -> Never {
+    FileHandle.standardError.write(Data(usage.utf8))
+    exit(2)
+}
+// Each value is parsed as its own type and range-checked, so no flag can trap the program.
+func integer(_ text: String, in range: ClosedRange<Int>) -> Int {
+    guard let value = Int(text), range.contains(value) else { usageError() }
+    return value
+}
+func number(_ text: String, in range: ClosedRange<Double>) -> Double {
+    guard let value = Double(text), value.isFinite, range.contains(value) else { usageError() }
+    return value
+}
 while let argument = arguments.popFirst() {
-    guard let value = arguments.popFirst(), let number = Double(value) else {
-        FileHandle.standardError.write(Data(usage.utf8))
-        exit(2)
-    }
+    guard let value = arguments.popFirst() else { usageError() }
     switch argument {
-    case "--port": configuration.port = Int(number)
-    case "--status-interval": configuration.statusInterval = number
-    case "--seed": configuration.faults.seed = UInt64(max(0, number))
-    case "--latency-ms": configuration.faults.latency = .milliseconds(Int(number))
-    case "--error-rate": configuration.faults.serverErrorRate = number
-    case "--drop-rate": configuration.faults.dropRate = number
-    case "--truncate-rate": configuration.faults.truncateRate = number
-    case "--malform-rate": configuration.faults.malformRate = number
-    case "--drip-rate": configuration.faults.dripRate = number
-    default:
-        FileHandle.standardError.write(Data(usage.utf8))
-        exit(2)
+    case "--port": configuration.port = integer(value, in: 0...65_535)
+    case "--status-interval": configuration.statusInterval = number(value, in: 0...86_400)
+    case "--seed":
+        guard let seed = UInt64(value) else { usageError() }
+        configuration.faults.seed = seed
+    case "--latency-ms": configuration.faults.latency = .milliseconds(integer(value, in: 0...3_600_000))
+    case "--error-rate": configuration.faults.serverErrorRate = number(value, in: 0...1)
+    case "--drop-rate": configuration.faults.dropRate = number(value, in: 0...1)
+    case "--truncate-rate": configuration.faults.truncateRate = number(value, in: 0...1)
+    case "--malform-rate": configuration.faults.malformRate = number(value, in: 0...1)
+    case "--drip-rate": configuration.faults.dripRate = number(value, in: 0...1)
+    default: usageError()
     }
 }
 

@@ -77,7 +77,8 @@ extension BusCore {
                 throw .shutDown("publishing on \(topic)")
             }
             s.sequence &+= 1
-            let slot = s.slot(for: topic)
+            let unmanagedSlot = s.slot(for: topic)
+            let slot = unmanagedSlot.takeUnretainedValue()
             slot.published &+= 1
             var header: EnvelopeHeader?
             if let retained, let stamp {
@@ -87,7 +88,7 @@ extension BusCore {
                 let expires = retention.timeToLive.map { stamp.addingTimeInterval($0.timeInterval) }
                 s.retained[topic.index] = RetainedEvent(envelope: retained(made), eventType: type, expires: expires)
             }
-            return Claim(sequence: s.sequence, slot: .passUnretained(slot),
+            return Claim(sequence: s.sequence, slot: unmanagedSlot,
                          route: s.route(slot, eventType: type), header: header)
         }
     }
@@ -169,8 +170,8 @@ extension BusCore {
     /// Runs `body` with a dispatch frame open, then delivers what handlers published meanwhile.
     @usableFromInline
     func inFrame(_ body: () -> Int?) -> Int? {
-        openFrames.add(1, ordering: .relaxed)
-        defer { openFrames.subtract(1, ordering: .relaxed) }
+        openFrames.wrappingAdd(1, ordering: .relaxed)
+        defer { openFrames.wrappingSubtract(1, ordering: .relaxed) }
         let frame = DispatchFrame(core: self)
         return DispatchFrame.$current.withValue(frame) {
             let result = body()
@@ -183,71 +184,77 @@ extension BusCore {
     /// whose `.wait` mailbox was full (only when `mayExceed` is false), or nil when done.
     @inlinable
     func deliver<E: Event>(_ p: inout Publication<E>, route: Route, from start: Int, mayExceed: Bool) -> Int? {
-        let subscribers = route.subscribers
         var delivered = 0
         var drops: [(SubscriberRecord, Int, Int)] = []
         var blocked: Int?
-        var index = start
-        while index < subscribers.count {
-            let record = subscribers[index]
-            index += 1
-            if let wanted = record.sender, wanted != p.sender { continue }
-            guard record.isActive else { continue }
-            let outcome: OfferOutcome
-            switch record.target {
-            case .inlineValue(let handler):
-                do {
-                    try unsafeDowncast(handler, to: InlineHandler<E>.self).body(p.event)
-                    record.delivered.add(1, ordering: .relaxed)
-                    delivered += 1
-                } catch {
-                    reportFailure(record, slot: p.slot, sequence: p.sequence, error: error)
+        route.entries.withUnsafeBufferPointer { entries in
+            var index = start
+            while index < entries.count {
+                let entry = entries[index]
+                index += 1
+                if let wanted = entry.sender, wanted != p.sender { continue }
+                entry.withRecord { record in
+                    guard record.isActive else { return }
+                    let outcome: OfferOutcome
+                    switch entry.kind {
+                    case .inlineValue:
+                        do {
+                            try entry.withObject(as: InlineHandler<E>.self) { try $0.body(p.event) }
+                            record.delivered.wrappingAdd(1, ordering: .relaxed)
+                            delivered += 1
+                        } catch {
+                            reportFailure(record, slot: p.slot, sequence: p.sequence, error: error)
+                        }
+                        return
+                    case .inlineEnvelope:
+                        do {
+                            let envelope = Envelope(p.envelopeHeader(self), event: p.event)
+                            try entry.withObject(as: InlineHandler<Envelope<E>>.self) { try $0.body(envelope) }
+                            record.delivered.wrappingAdd(1, ordering: .relaxed)
+                            delivered += 1
+                        } catch {
+                            reportFailure(record, slot: p.slot, sequence: p.sequence, error: error)
+                        }
+                        return
+                    case .inlineAny:
+                        do {
+                            let envelope = Envelope(p.envelopeHeader(self), event: p.event as any Event)
+                            try entry.withObject(as: InlineHandler<Envelope<any Event>>.self) { try $0.body(envelope) }
+                            record.delivered.wrappingAdd(1, ordering: .relaxed)
+                            delivered += 1
+                        } catch {
+                            reportFailure(record, slot: p.slot, sequence: p.sequence, error: error)
+                        }
+                        return
+                    case .queuedValue:
+                        let item = p.item
+                        outcome = entry.withObject(as: Mailbox<E>.self) { $0.offer(item, mayExceed: mayExceed) }
+                    case .queuedEnvelope:
+                        let item = MailboxItem(payload: Envelope(p.envelopeHeader(self), event: p.event),
+                                               slot: p.slot, sequence: p.sequence)
+                        outcome = entry.withObject(as: Mailbox<Envelope<E>>.self) { $0.offer(item, mayExceed: mayExceed) }
+                    case .queuedAny:
+                        let item = MailboxItem(payload: Envelope(p.envelopeHeader(self), event: p.event as any Event),
+                                               slot: p.slot, sequence: p.sequence)
+                        outcome = entry.withObject(as: Mailbox<Envelope<any Event>>.self) {
+                            $0.offer(item, mayExceed: mayExceed)
+                        }
+                    }
+                    // A queued event counts as delivered when its subscriber's task hands it over.
+                    switch outcome {
+                    case .accepted, .closed:
+                        break
+                    case .full:
+                        blocked = index - 1
+                        index = entries.count
+                    case .dropped(let slot, _, let report, let total):
+                        slot.takeUnretainedValue().dropped.wrappingAdd(1, ordering: .relaxed)
+                        if report > 0 { drops.append((record, report, total)) }
+                    }
                 }
-                continue
-            case .inlineEnvelope(let handler):
-                do {
-                    try unsafeDowncast(handler, to: InlineHandler<Envelope<E>>.self)
-                        .body(Envelope(p.envelopeHeader(self), event: p.event))
-                    record.delivered.add(1, ordering: .relaxed)
-                    delivered += 1
-                } catch {
-                    reportFailure(record, slot: p.slot, sequence: p.sequence, error: error)
-                }
-                continue
-            case .inlineAny(let handler):
-                do {
-                    try unsafeDowncast(handler, to: InlineHandler<Envelope<any Event>>.self)
-                        .body(Envelope(p.envelopeHeader(self), event: p.event as any Event))
-                    record.delivered.add(1, ordering: .relaxed)
-                    delivered += 1
-                } catch {
-                    reportFailure(record, slot: p.slot, sequence: p.sequence, error: error)
-                }
-                continue
-            case .queuedValue(let mailbox):
-                outcome = unsafeDowncast(mailbox, to: Mailbox<E>.self).offer(p.item, mayExceed: mayExceed)
-            case .queuedEnvelope(let mailbox):
-                let item = MailboxItem(payload: Envelope(p.envelopeHeader(self), event: p.event),
-                                       slot: p.slot, sequence: p.sequence)
-                outcome = unsafeDowncast(mailbox, to: Mailbox<Envelope<E>>.self).offer(item, mayExceed: mayExceed)
-            case .queuedAny(let mailbox):
-                let item = MailboxItem(payload: Envelope(p.envelopeHeader(self), event: p.event as any Event),
-                                       slot: p.slot, sequence: p.sequence)
-                outcome = unsafeDowncast(mailbox, to: Mailbox<Envelope<any Event>>.self).offer(item, mayExceed: mayExceed)
-            }
-            // A queued event counts as delivered when its subscriber's task hands it over.
-            switch outcome {
-            case .accepted, .closed:
-                break
-            case .full:
-                blocked = index - 1
-                index = subscribers.count
-            case .dropped(let slot, _, let report, let total):
-                slot.takeUnretainedValue().dropped.add(1, ordering: .relaxed)
-                if report > 0 { drops.append((record, report, total)) }
             }
         }
-        if delivered > 0 { p.slot.takeUnretainedValue().delivered.add(delivered, ordering: .relaxed) }
+        if delivered > 0 { p.slot.takeUnretainedValue().delivered.wrappingAdd(delivered, ordering: .relaxed) }
         for (record, count, total) in drops {
             reportDrops(record, count: count, total: total)
         }

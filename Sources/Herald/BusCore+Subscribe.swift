@@ -1,6 +1,7 @@
 import Synchronization
 
 /// How a subscription's events reach it.
+@usableFromInline
 enum Consumer<Payload: Sendable>: Sendable {
     case inline(@Sendable (Payload) throws -> Void)
     case queued(@Sendable (Payload) throws -> Void)
@@ -10,9 +11,10 @@ enum Consumer<Payload: Sendable>: Sendable {
 }
 
 /// What a subscription receives: the event, `Envelope<E>`, or `Envelope<any Event>`.
-enum Shape { case value, envelope, anyEnvelope }
+@usableFromInline enum Shape { case value, envelope, anyEnvelope }
 
 /// Everything `subscribe` needs besides the consumer.
+@usableFromInline
 struct SubscriptionRequest {
     var shape: Shape
     var eventType: ObjectIdentifier?
@@ -20,12 +22,25 @@ struct SubscriptionRequest {
     var pattern: TopicPattern?
     var sender: Sender?
     var name: String?
-    var delivery: Delivery
+    @usableFromInline var delivery: Delivery
+
+    @usableFromInline
+    init(shape: Shape, eventType: ObjectIdentifier?, eventTypeName: String?, pattern: TopicPattern?,
+         sender: Sender?, name: String?, delivery: Delivery) {
+        self.shape = shape
+        self.eventType = eventType
+        self.eventTypeName = eventTypeName
+        self.pattern = pattern
+        self.sender = sender
+        self.name = name
+        self.delivery = delivery
+    }
 }
 
 extension BusCore {
     /// Registers a subscription. It is live when this returns: retained events it matches are
     /// already delivered (inline) or first in its mailbox (queued).
+    @usableFromInline
     func subscribe<Payload: Sendable>(
         _ request: SubscriptionRequest,
         consumer: Consumer<Payload>,
@@ -72,7 +87,7 @@ extension BusCore {
             var replay: [(Payload, Unmanaged<TopicSlot>, UInt64)] = []
             for retained in s.retainedEvents(for: record, now: now) {
                 guard let payload = convert(retained.envelope) else { continue }
-                let slot = Unmanaged.passUnretained(s.slot(for: retained.envelope.topic))
+                let slot = s.slot(for: retained.envelope.topic)
                 if let mailbox {
                     // Under the bus lock, so no live event can get in first.
                     _ = mailbox.offer(MailboxItem(payload: payload, slot: slot, sequence: retained.envelope.sequence),
@@ -89,16 +104,14 @@ extension BusCore {
             for (payload, slot, sequence) in replay where record.isActive {
                 do {
                     try handler(payload)
-                    record.delivered.add(1, ordering: .relaxed)
-                    slot.takeUnretainedValue().delivered.add(1, ordering: .relaxed)
+                    record.delivered.wrappingAdd(1, ordering: .relaxed)
+                    slot.takeUnretainedValue().delivered.wrappingAdd(1, ordering: .relaxed)
                 } catch {
                     reportFailure(record, slot: slot, sequence: sequence, error: error)
                 }
             }
         case .queued(let handler):
-            if let mailbox {
-                Task.detached { [self] in await self.consume(mailbox, record: record, handler: handler) }
-            }
+            if let mailbox { startConsumer(mailbox, record: record, handler: handler) }
         case .mainActor(let handler):
             if let mailbox {
                 Task.detached { [self] in await self.consumeOnMainActor(mailbox, record: record, handler: handler) }
@@ -116,8 +129,17 @@ extension BusCore {
         await consume(mailbox, record: record, handler: handler)
     }
 
+    /// Starts a queued subscription's task. Inlinable, so the task's loop is specialised for
+    /// the payload type in the subscriber's module.
+    @inlinable
+    func startConsumer<Payload: Sendable>(_ mailbox: Mailbox<Payload>, record: SubscriberRecord,
+                                          handler: @escaping @Sendable (Payload) throws -> Void) {
+        Task.detached { [self] in await self.consume(mailbox, record: record, handler: handler) }
+    }
+
     /// A queued subscription's task: takes batches and hands each event to the handler, on the
     /// caller's isolation (the main actor for main-actor delivery).
+    @inlinable
     func consume<Payload: Sendable>(
         _ mailbox: Mailbox<Payload>,
         record: SubscriberRecord,
@@ -142,17 +164,23 @@ extension BusCore {
                 }
             }
             run.flush()
-            record.delivered.add(delivered, ordering: .relaxed)
+            record.delivered.wrappingAdd(delivered, ordering: .relaxed)
+            // A small batch means we are keeping up: let the publishers run a moment so the
+            // next batch is bigger and the mailbox lock changes hands less often.
+            if batch.count - taken.start < Mailbox<Payload>.smallBatch { await Task.yield() }
         }
     }
 }
 
 /// Counts deliveries per topic in runs, so a batch of one topic costs one atomic add.
+@usableFromInline
 struct DeliveryRun {
-    private var slot: Unmanaged<TopicSlot>?
-    private var length = 0
+    @usableFromInline var slot: Unmanaged<TopicSlot>?
+    @usableFromInline var length = 0
 
-    mutating func count(_ next: Unmanaged<TopicSlot>) {
+    @inlinable init() {}
+
+    @inlinable mutating func count(_ next: Unmanaged<TopicSlot>) {
         if let slot, slot.toOpaque() == next.toOpaque() {
             length += 1
             return
@@ -162,9 +190,9 @@ struct DeliveryRun {
         length = 1
     }
 
-    mutating func flush() {
+    @inlinable mutating func flush() {
         if let slot, length > 0 {
-            slot.takeUnretainedValue().delivered.add(length, ordering: .relaxed)
+            slot.takeUnretainedValue().delivered.wrappingAdd(length, ordering: .relaxed)
         }
         length = 0
     }

@@ -26,23 +26,38 @@ struct BusState {
     /// Type subscriptions without a pattern, by event type.
     var typed: [ObjectIdentifier: [SubscriberRecord]] = [:]
     var records: [UInt64: SubscriberRecord] = [:]
-    /// Topic slots by the topic's intern index.
-    var slots = ContiguousArray<TopicSlot?>()
+    /// Every topic slot this bus has made; they live as long as the bus.
+    var slots: [TopicSlot] = []
+    /// The same slots, unretained, by the topic's intern index, for a lookup without reference
+    /// counting on the publish path.
+    var slotIndex = ContiguousArray<Unmanaged<TopicSlot>?>()
     var retained: [Int32: RetainedEvent] = [:]
 
-    mutating func slot(for topic: Topic) -> TopicSlot {
+    mutating func slot(for topic: Topic) -> Unmanaged<TopicSlot> {
         let index = Int(topic.index)
-        if index < slots.count, let slot = slots[index] { return slot }
-        if index >= slots.count {
-            slots.append(contentsOf: repeatElement(nil, count: index - slots.count + 1))
+        if index < slotIndex.count, let slot = slotIndex[index] { return slot }
+        if index >= slotIndex.count {
+            slotIndex.append(contentsOf: repeatElement(nil, count: index - slotIndex.count + 1))
         }
         let slot = TopicSlot(topic: topic)
-        slots[index] = slot
-        return slot
+        slots.append(slot)
+        slotIndex[index] = Unmanaged.passUnretained(slot)
+        return Unmanaged.passUnretained(slot)
     }
 
     /// The route of events of `type` on `slot`'s topic, from the cache or rebuilt from the indexes.
     mutating func route(_ slot: TopicSlot, eventType type: ObjectIdentifier) -> Route {
+        if slot.primaryType == type, slot.primaryGeneration == generation { return slot.primaryRoute }
+        let route = cachedRoute(slot, eventType: type)
+        if slot.primaryType == nil || slot.primaryType == type {
+            slot.primaryType = type
+            slot.primaryGeneration = generation
+            slot.primaryRoute = route
+        }
+        return route
+    }
+
+    private mutating func cachedRoute(_ slot: TopicSlot, eventType type: ObjectIdentifier) -> Route {
         for (offset, cached) in slot.routes.enumerated() where cached.eventType == type {
             if cached.generation == generation { return cached.route }
             let route = buildRoute(slot, eventType: type)
@@ -85,8 +100,10 @@ struct BusState {
         generation &+= 1
         // Cached routes would keep the record, and what its handler captures, alive until the
         // topic is next published; forget them now.
-        for case let slot? in slots where !slot.routes.isEmpty {
+        for slot in slots where slot.primaryType != nil {
             slot.routes.removeAll()
+            slot.primaryType = nil
+            slot.primaryRoute = .empty
         }
         return record
     }
@@ -114,7 +131,7 @@ struct BusState {
 @usableFromInline final class BusCore: Sendable {
     @usableFromInline let id = UUID()
     @usableFromInline let configuration: EventBus.Configuration
-    let state = Mutex(BusState())
+    let state = SyncLock(BusState())
     /// How many dispatch frames are open on this bus, so a publish outside any frame skips the
     /// task-local lookup.
     @usableFromInline let openFrames = Atomic<Int>(0)
@@ -138,9 +155,9 @@ struct BusState {
     /// Counts a handler failure and publishes `bus.subscriber.failed`, unless the failing event
     /// was itself a failure report.
     @usableFromInline func reportFailure(_ record: SubscriberRecord, slot: Unmanaged<TopicSlot>, sequence: UInt64, error: any Error) {
-        record.failed.add(1, ordering: .relaxed)
+        record.failed.wrappingAdd(1, ordering: .relaxed)
         let topic = slot.takeUnretainedValue().topic
-        slot.takeUnretainedValue().failed.add(1, ordering: .relaxed)
+        slot.takeUnretainedValue().failed.wrappingAdd(1, ordering: .relaxed)
         guard topic != SubscriberFailed.topic else { return }
         let report = SubscriberFailed(subscription: record.name, subscriptionID: record.id,
                                       eventTopic: topic, eventSequence: sequence, error: "\(error)")

@@ -63,7 +63,7 @@ extension EventBus {
     public func stats() -> BusStatistics {
         core.state.withLock { s in
             var topics: [Topic: TopicStatistics] = [:]
-            for case let slot? in s.slots {
+            for slot in s.slots {
                 topics[slot.topic] = TopicStatistics(
                     published: slot.published, delivered: slot.delivered.load(ordering: .relaxed),
                     dropped: slot.dropped.load(ordering: .relaxed), failed: slot.failed.load(ordering: .relaxed))

@@ -16,7 +16,7 @@ import Synchronization
     }
 
     let core: BusCore
-    private let state = Mutex(State())
+    private let state = SyncLock(State())
 
     init(core: BusCore) {
         self.core = core

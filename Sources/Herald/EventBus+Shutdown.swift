@@ -37,6 +37,11 @@ extension EventBus {
         return await shutdown(deadline: clock.now.advanced(by: timeout), clock: clock)
     }
 
+    /// Shuts the bus down, giving queued subscribers until `deadline` to finish.
+    public func shutdown(deadline: ContinuousClock.Instant) async -> ShutdownReport {
+        await shutdown(deadline: deadline, clock: ContinuousClock())
+    }
+
     /// Shuts the bus down with a deadline on `clock` (tests pass a manual clock).
     public func shutdown<C: Clock>(deadline: C.Instant, clock: C) async -> ShutdownReport {
         let records = core.state.withLock { s -> [SubscriberRecord]? in

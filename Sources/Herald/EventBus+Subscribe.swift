@@ -12,14 +12,12 @@ extension EventBus {
     ///   - handler: called once per event; a thrown error becomes a ``SubscriberFailed`` event.
     /// - Returns: the subscription; it ends when this object is released or cancelled.
     /// - Throws: ``EventBusError`` for an invalid pattern or capacity, or a shut-down bus.
+    @inlinable
     public func subscribe<E: Event>(
         to type: E.Type, on pattern: TopicPattern? = nil, from sender: Sender? = nil, name: String? = nil,
         delivery: Delivery = .inline, _ handler: @escaping @Sendable (E) throws -> Void
     ) throws(EventBusError) -> Subscription {
-        let consumer: Consumer<E> = delivery == .inline ? .inline(handler) : .queued(handler)
-        return try core.subscribe(request(.value, type, pattern, sender, name, delivery), consumer: consumer) {
-            $0.event as? E
-        }.0
+        try subscribe(request(.value, type, pattern, sender, name, delivery), handler) { $0.event as? E }
     }
 
     /// Subscribes an object weakly: the handler gets the object while it lives, and the
@@ -46,24 +44,24 @@ extension EventBus {
 
     /// Subscribes to events of one type, receiving each in an ``Envelope`` (topic, sender,
     /// sequence number, timestamp, correlation id).
+    @inlinable
     public func subscribe<E: Event>(
         envelopesOf type: E.Type, on pattern: TopicPattern? = nil, from sender: Sender? = nil, name: String? = nil,
         delivery: Delivery = .inline, _ handler: @escaping @Sendable (Envelope<E>) throws -> Void
     ) throws(EventBusError) -> Subscription {
-        let consumer: Consumer<Envelope<E>> = delivery == .inline ? .inline(handler) : .queued(handler)
-        return try core.subscribe(request(.envelope, type, pattern, sender, name, delivery), consumer: consumer) {
-            envelope in (envelope.event as? E).map { event in envelope.map { _ in event } }
-        }.0
+        try subscribe(request(.envelope, type, pattern, sender, name, delivery), handler) { envelope in
+            (envelope.event as? E).map { event in envelope.map { _ in event } }
+        }
     }
 
     /// Subscribes to every event whose topic matches `pattern`, whatever its type, receiving
     /// envelopes (`loader.*.failed`, `bus.>`).
+    @inlinable
     public func subscribe(
         matching pattern: TopicPattern, from sender: Sender? = nil, name: String? = nil,
         delivery: Delivery = .inline, _ handler: @escaping @Sendable (Envelope<any Event>) throws -> Void
     ) throws(EventBusError) -> Subscription {
-        let consumer: Consumer<Envelope<any Event>> = delivery == .inline ? .inline(handler) : .queued(handler)
-        return try core.subscribe(patternRequest(pattern, sender, name, delivery), consumer: consumer) { $0 }.0
+        try subscribe(patternRequest(pattern, sender, name, delivery), handler) { $0 }
     }
 
     /// Subscribes a main-actor handler (UI code): events go through a bounded mailbox drained on
@@ -124,13 +122,30 @@ extension EventBus {
 
     // MARK: Helpers
 
-    private func request<E: Event>(_ shape: Shape, _ type: E.Type, _ pattern: TopicPattern?, _ sender: Sender?,
+    /// Registers an inline or queued handler. Inlinable, so a queued subscriber's task loop is
+    /// specialised for its payload in the caller's module.
+    @inlinable
+    func subscribe<Payload: Sendable>(
+        _ request: SubscriptionRequest, _ handler: @escaping @Sendable (Payload) throws -> Void,
+        convert: (Envelope<any Event>) -> Payload?
+    ) throws(EventBusError) -> Subscription {
+        if request.delivery == .inline {
+            return try core.subscribe(request, consumer: .inline(handler), convert: convert).0
+        }
+        let (subscription, mailbox) = try core.subscribe(request, consumer: .stream, convert: convert)
+        if let mailbox { core.startConsumer(mailbox, record: subscription.record, handler: handler) }
+        return subscription
+    }
+
+    @usableFromInline
+    func request<E: Event>(_ shape: Shape, _ type: E.Type, _ pattern: TopicPattern?, _ sender: Sender?,
                                    _ name: String?, _ delivery: Delivery) -> SubscriptionRequest {
         SubscriptionRequest(shape: shape, eventType: ObjectIdentifier(type), eventTypeName: String(describing: type),
                             pattern: pattern, sender: sender, name: name, delivery: delivery)
     }
 
-    private func patternRequest(_ pattern: TopicPattern, _ sender: Sender?, _ name: String?,
+    @usableFromInline
+    func patternRequest(_ pattern: TopicPattern, _ sender: Sender?, _ name: String?,
                                 _ delivery: Delivery) -> SubscriptionRequest {
         SubscriptionRequest(shape: .anyEnvelope, eventType: nil, eventTypeName: nil, pattern: pattern,
                             sender: sender, name: name, delivery: delivery)

@@ -13,6 +13,7 @@ public struct EventStream<Element: Sendable>: AsyncSequence, Sendable {
     init(mailbox: Mailbox<Element>, subscription: Subscription) {
         self.mailbox = mailbox
         self.subscription = subscription
+        mailbox.markAsStream()
     }
 
     public func makeAsyncIterator() -> AsyncIterator {
@@ -37,8 +38,9 @@ public struct EventStream<Element: Sendable>: AsyncSequence, Sendable {
                 if index < batch.count, subscription.isActive {
                     let item = batch[index]
                     index += 1
-                    subscription.record.delivered.add(1, ordering: .relaxed)
-                    item.slot.takeUnretainedValue().delivered.add(1, ordering: .relaxed)
+                    if index == batch.count { mailbox.streamHolds(false) }
+                    subscription.record.delivered.wrappingAdd(1, ordering: .relaxed)
+                    item.slot.takeUnretainedValue().delivered.wrappingAdd(1, ordering: .relaxed)
                     return item.payload
                 }
                 if Task.isCancelled { break }

@@ -57,24 +57,33 @@ struct MailboxSnapshot: Sendable {
 @usableFromInline final class Mailbox<Payload: Sendable>: MailboxControl {
     @usableFromInline typealias Item = MailboxItem<Payload>
 
-    enum Phase { case open, finishing, closed }
+    @usableFromInline enum Phase { case open, finishing, closed }
 
+    @usableFromInline
     struct State {
-        var buffer = ContiguousArray<Item>()
+        @usableFromInline var buffer = ContiguousArray<Item>()
         /// Items before `head` were dropped by `dropOldest` and are skipped.
-        var head = 0
-        var phase = Phase.open
-        var consumer: UnsafeContinuation<Void, Never>?
-        var producers: [(id: UInt64, continuation: UnsafeContinuation<Void, Never>)] = []
+        @usableFromInline var head = 0
+        @usableFromInline var phase = Phase.open
+        @usableFromInline var consumer: UnsafeContinuation<Void, Never>?
+        @usableFromInline var producers: [(id: UInt64, continuation: UnsafeContinuation<Void, Never>)] = []
         var nextProducerID: UInt64 = 0
         var drainWaiters: [UnsafeContinuation<Void, Never>] = []
         var consumerDone = false
-        var highWaterMark = 0
-        var dropped = 0
-        var unreportedDrops = 0
-        var reportPending = false
+        /// Read by an ``EventStream``, whose iterator may stop asking at any time: once nothing
+        /// waits and the iterator holds nothing undelivered, the mailbox counts as drained.
+        @usableFromInline var isStream = false
+        @usableFromInline var streamHoldsBatch = false
+        @usableFromInline var highWaterMark = 0
+        @usableFromInline var dropped = 0
+        @usableFromInline var unreportedDrops = 0
+        @usableFromInline var reportPending = false
 
-        var depth: Int { buffer.count - head }
+        @usableFromInline init() {}
+
+        @inlinable var depth: Int { buffer.count - head }
+
+        @inlinable var hasProducers: Bool { !producers.isEmpty }
 
         mutating func takeProducers() -> [UnsafeContinuation<Void, Never>] {
             guard !producers.isEmpty else { return [] }
@@ -83,9 +92,12 @@ struct MailboxSnapshot: Sendable {
         }
     }
 
-    let capacity: Int
-    let overflow: OverflowPolicy
-    private let state = Mutex(State())
+    @usableFromInline let capacity: Int
+    @usableFromInline let overflow: OverflowPolicy
+    static var yieldsBeforeSleeping: Int { 2 }
+    /// Below this many events a batch is small (see `BusCore.consume`).
+    @usableFromInline static var smallBatch: Int { 64 }
+    @usableFromInline let state = SyncLock(State())
 
     init(capacity: Int, overflow: OverflowPolicy) {
         self.capacity = capacity
@@ -94,7 +106,7 @@ struct MailboxSnapshot: Sendable {
 
     /// Offers an event. With `.wait`, a full mailbox answers `.full` unless `mayExceed`, in which
     /// case the event goes in beyond the capacity (a synchronous publisher cannot wait).
-    @usableFromInline func offer(_ item: Item, mayExceed: Bool) -> OfferOutcome {
+    @inlinable func offer(_ item: Item, mayExceed: Bool) -> OfferOutcome {
         let (outcome, consumer) = state.withLock { s -> (OfferOutcome, UnsafeContinuation<Void, Never>?) in
             guard s.phase != .closed else { return (.closed, nil) }
             var outcome = OfferOutcome.accepted
@@ -125,50 +137,86 @@ struct MailboxSnapshot: Sendable {
     }
 
     /// What a consumer got from ``nextBatch(_:)``.
+    @usableFromInline
     struct Batch {
         /// The first index of `batch` to deliver.
-        var start: Int
+        @usableFromInline var start: Int
         /// Drops to report now (coalesced since the last report), and the running total.
-        var dropsToReport: Int
-        var droppedTotal: Int
+        @usableFromInline var dropsToReport: Int
+        @usableFromInline var droppedTotal: Int
+        @usableFromInline var wakeProducers: Bool
+
+        @inlinable
+        init(start: Int, dropsToReport: Int, droppedTotal: Int, wakeProducers: Bool) {
+            self.start = start
+            self.dropsToReport = dropsToReport
+            self.droppedTotal = droppedTotal
+            self.wakeProducers = wakeProducers
+        }
     }
 
     /// Swaps the waiting events into `batch` (whose old contents are discarded), waiting while
     /// the mailbox is empty. Returns nil when the mailbox is finished and empty, or closed.
+    @inlinable
     func nextBatch(_ batch: inout ContiguousArray<Item>) async -> Batch? {
         batch.removeAll(keepingCapacity: true)
         while true {
-            let (result, wake) = state.withLock { s -> (Batch??, [UnsafeContinuation<Void, Never>]) in
-                if s.phase == .closed {
-                    s.consumerDone = true
-                    return (.some(nil), s.takeDrainWaiters() + s.takeProducers())
-                }
-                if s.depth > 0 {
-                    swap(&s.buffer, &batch)
-                    let start = s.head
-                    s.head = 0
-                    let report = s.unreportedDrops
-                    s.unreportedDrops = 0
-                    s.reportPending = false
-                    return (.some(Batch(start: start, dropsToReport: report, droppedTotal: s.dropped)), s.takeProducers())
-                }
-                if s.phase == .finishing {
-                    s.consumerDone = true
-                    return (.some(nil), s.takeDrainWaiters() + s.takeProducers())
-                }
-                return (nil, [])
+            let taken = state.withLock { s -> Batch? in
+                guard s.depth > 0 else { return nil }
+                swap(&s.buffer, &batch)
+                if s.isStream { s.streamHoldsBatch = true }
+                let start = s.head
+                s.head = 0
+                let report = s.unreportedDrops
+                s.unreportedDrops = 0
+                s.reportPending = false
+                return Batch(start: start, dropsToReport: report, droppedTotal: s.dropped,
+                             wakeProducers: s.hasProducers)
             }
-            for continuation in wake { continuation.resume() }
-            if let result { return result }
-            await withUnsafeContinuation { (continuation: UnsafeContinuation<Void, Never>) in
-                let ready = state.withLock { s in
-                    if s.depth > 0 || s.phase != .open { return true }
-                    s.consumer = continuation
-                    return false
-                }
-                if ready { continuation.resume() }
+            if let taken {
+                if taken.wakeProducers { wakeProducers() }
+                return taken
             }
+            guard await waitForEvents() else { return nil }
         }
+    }
+
+    /// Wakes publishers waiting for room.
+    @usableFromInline
+    func wakeProducers() {
+        let producers = state.withLock { $0.takeProducers() }
+        for continuation in producers { continuation.resume() }
+    }
+
+    /// The consumer's slow path: waits until events arrive (true) or the mailbox is finished and
+    /// empty, or closed (false, and the drain is reported done).
+    @usableFromInline
+    func waitForEvents() async -> Bool {
+        let finished = state.withLock { s -> [UnsafeContinuation<Void, Never>]? in
+            guard s.depth == 0, s.phase != .open else { return nil }
+            s.consumerDone = true
+            return s.takeDrainWaiters() + s.takeProducers()
+        }
+        if let finished {
+            for continuation in finished { continuation.resume() }
+            return false
+        }
+        // Yield a few times before sleeping: under load the publisher refills the mailbox
+        // meanwhile, and waking a sleeping consumer costs the publisher far more than a yield
+        // costs us. Batches grow and the lock changes hands less often.
+        for _ in 0..<Mailbox.yieldsBeforeSleeping {
+            await Task.yield()
+            if state.withLock({ $0.depth > 0 || $0.phase != .open }) { return true }
+        }
+        await withUnsafeContinuation { (continuation: UnsafeContinuation<Void, Never>) in
+            let ready = state.withLock { s in
+                if s.depth > 0 || s.phase != .open { return true }
+                s.consumer = continuation
+                return false
+            }
+            if ready { continuation.resume() }
+        }
+        return true
     }
 
     @usableFromInline var snapshot: MailboxSnapshot {
@@ -203,10 +251,24 @@ struct MailboxSnapshot: Sendable {
         return discarded
     }
 
+    /// Marks the mailbox as read by a stream's iterator.
+    func markAsStream() {
+        state.withLock { $0.isStream = true }
+    }
+
+    /// A stream's iterator took a batch (`holding`) or handed out its last event.
+    func streamHolds(_ holding: Bool) {
+        let waiters = state.withLock { s -> [UnsafeContinuation<Void, Never>] in
+            s.streamHoldsBatch = holding
+            return s.isDrained ? s.takeDrainWaiters() : []
+        }
+        for continuation in waiters { continuation.resume() }
+    }
+
     @usableFromInline func waitUntilDrained() async {
         await withUnsafeContinuation { (continuation: UnsafeContinuation<Void, Never>) in
             let done = state.withLock { s in
-                if s.consumerDone || s.phase == .closed { return true }
+                if s.isDrained { return true }
                 s.drainWaiters.append(continuation)
                 return false
             }
@@ -242,7 +304,7 @@ struct MailboxSnapshot: Sendable {
 
 extension Mailbox.State {
     /// Counts a drop; returns the outcome, with a report count when no report is pending.
-    mutating func recordDrop(of slot: Unmanaged<TopicSlot>, accepted: Bool) -> OfferOutcome {
+    @usableFromInline mutating func recordDrop(of slot: Unmanaged<TopicSlot>, accepted: Bool) -> OfferOutcome {
         dropped += 1
         // Drops of drop reports are counted, not reported: reporting them could feed itself.
         guard slot.takeUnretainedValue().topic != EventsDropped.topic else {
@@ -254,6 +316,10 @@ extension Mailbox.State {
         let report = unreportedDrops
         unreportedDrops = 0
         return .dropped(slot: slot, accepted: accepted, report: report, total: dropped)
+    }
+
+    var isDrained: Bool {
+        consumerDone || phase == .closed || (isStream && phase == .finishing && depth == 0 && !streamHoldsBatch)
     }
 
     mutating func takeDrainWaiters() -> [UnsafeContinuation<Void, Never>] {

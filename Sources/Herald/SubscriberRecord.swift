@@ -66,15 +66,61 @@ import Synchronization
     }
 }
 
+/// One subscriber as the publish loop sees it: unretained references, so walking a route costs
+/// no reference counting.
+///
+/// `@unchecked Sendable`: the pointers are unretained references to a `SubscriberRecord` and to
+/// its handler or mailbox object, all immutable and owned by the `Route` that holds this entry
+/// (through `Route.subscribers`); a publisher only reads them while it holds that route.
+@usableFromInline
+struct RouteEntry: @unchecked Sendable {
+    @usableFromInline enum Kind: UInt8 {
+        case inlineValue, inlineEnvelope, inlineAny, queuedValue, queuedEnvelope, queuedAny
+    }
+
+    @usableFromInline let record: UnsafeRawPointer
+    @usableFromInline let object: UnsafeRawPointer
+    @usableFromInline let kind: Kind
+    @usableFromInline let sender: Sender?
+
+    init(_ record: SubscriberRecord) {
+        self.record = UnsafeRawPointer(Unmanaged.passUnretained(record).toOpaque())
+        let object: any AnyObject & Sendable
+        switch record.target {
+        case .inlineValue(let o): (kind, object) = (.inlineValue, o)
+        case .inlineEnvelope(let o): (kind, object) = (.inlineEnvelope, o)
+        case .inlineAny(let o): (kind, object) = (.inlineAny, o)
+        case .queuedValue(let o): (kind, object) = (.queuedValue, o)
+        case .queuedEnvelope(let o): (kind, object) = (.queuedEnvelope, o)
+        case .queuedAny(let o): (kind, object) = (.queuedAny, o)
+        }
+        self.object = UnsafeRawPointer(Unmanaged.passUnretained(object as AnyObject).toOpaque())
+        self.sender = record.sender
+    }
+
+    @inlinable
+    func withRecord<R>(_ body: (SubscriberRecord) throws -> R) rethrows -> R {
+        try Unmanaged<SubscriberRecord>.fromOpaque(record)._withUnsafeGuaranteedRef(body)
+    }
+
+    @inlinable
+    func withObject<T: AnyObject, R>(as type: T.Type, _ body: (T) throws -> R) rethrows -> R {
+        try Unmanaged<T>.fromOpaque(object)._withUnsafeGuaranteedRef(body)
+    }
+}
+
 /// The subscribers one (topic, event type) pair reaches, in subscription order.
 @usableFromInline final class Route: Sendable {
+    /// Owns the records (and through them the handlers and mailboxes) that `entries` point to.
     @usableFromInline let subscribers: ContiguousArray<SubscriberRecord>
+    @usableFromInline let entries: ContiguousArray<RouteEntry>
     /// Whether a nested publish from a handler could overtake this event at a later subscriber,
     /// so delivery must run in a ``DispatchFrame``.
     @usableFromInline let needsFrame: Bool
 
     init(_ subscribers: ContiguousArray<SubscriberRecord>) {
         self.subscribers = subscribers
+        self.entries = ContiguousArray(subscribers.map(RouteEntry.init))
         self.needsFrame = subscribers.count > 1 && subscribers.contains { $0.target.isInline }
     }
 
@@ -96,6 +142,10 @@ import Synchronization
     let tokens: [String]
     var published: UInt64 = 0
     var routes: [CachedRoute] = []
+    /// The route of the topic's usual event type, checked first.
+    var primaryType: ObjectIdentifier?
+    var primaryGeneration: UInt64 = 0
+    var primaryRoute = Route.empty
     @usableFromInline let delivered = Atomic<Int>(0)
     @usableFromInline let dropped = Atomic<Int>(0)
     let failed = Atomic<Int>(0)

@@ -7,7 +7,7 @@
 /// once its subscription is gone.
 public final class Subscription: Sendable, Hashable, CustomStringConvertible {
     let core: BusCore
-    let record: SubscriberRecord
+    @usableFromInline let record: SubscriberRecord
 
     init(core: BusCore, record: SubscriberRecord) {
         self.core = core

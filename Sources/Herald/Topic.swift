@@ -123,7 +123,7 @@ final class TopicInterner: Sendable {
     private struct Table {
         var indices: [String: Int32] = [:]
     }
-    private let table = Mutex(Table())
+    private let table = SyncLock(Table())
 
     func index(of name: String) -> Int32 {
         table.withLock { table in

@@ -71,6 +71,14 @@ public final class Sandbox: Sendable {
         server.requestsReceived
     }
 
+    /// Returns once at least `count` requests have been received (control paths included),
+    /// or as soon as the sandbox stops or the calling task is cancelled, so a caller can
+    /// await a request reaching the server instead of sleeping. Check ``requestsReceived``
+    /// afterwards to tell which happened.
+    public func waitForRequests(_ count: Int) async {
+        await server.waitForRequests(count)
+    }
+
     /// The statuses posted so far, oldest first.
     public func posts() -> [SandboxPost] {
         twitter.posts()

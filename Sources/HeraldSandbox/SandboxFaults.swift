@@ -12,8 +12,10 @@ public struct SandboxFaults: Sendable, Hashable {
     public var dropRate: Double
     /// Fraction of successful answers whose body is cut in half (with a matching length).
     public var truncateRate: Double
-    /// Fraction of successful answers whose body is corrupted.
+    /// Fraction of successful answers whose body is corrupted, in the way ``malformation`` says.
     public var malformRate: Double
+    /// How a malformed answer is malformed.
+    public var malformation: Malformation
     /// Fraction of answers whose body is written slowly, `dripChunkSize` bytes per `dripPause`.
     public var dripRate: Double
     /// Bytes per write when dripping.
@@ -24,7 +26,7 @@ public struct SandboxFaults: Sendable, Hashable {
     /// Creates a fault plan; the default injects nothing.
     public init(
         seed: UInt64 = 1, latency: Duration = .zero, serverErrorRate: Double = 0, dropRate: Double = 0,
-        truncateRate: Double = 0, malformRate: Double = 0, dripRate: Double = 0,
+        truncateRate: Double = 0, malformRate: Double = 0, malformation: Malformation = .corruptBytes, dripRate: Double = 0,
         dripChunkSize: Int = 16, dripPause: Duration = .milliseconds(5)
     ) {
         self.seed = seed
@@ -33,6 +35,7 @@ public struct SandboxFaults: Sendable, Hashable {
         self.dropRate = dropRate
         self.truncateRate = truncateRate
         self.malformRate = malformRate
+        self.malformation = malformation
         self.dripRate = dripRate
         self.dripChunkSize = dripChunkSize
         self.dripPause = dripPause
@@ -40,4 +43,17 @@ public struct SandboxFaults: Sendable, Hashable {
 
     /// No faults at all.
     public static let none = SandboxFaults()
+
+    /// The ways a malformed answer can be wrong; each must reach a client as a decode error.
+    public enum Malformation: Sendable, Hashable {
+        /// Bytes flipped and garbage inserted: a syntax error.
+        case corruptBytes
+        /// Valid syntax of the wrong shape: an object where an array was expected (seed 003's
+        /// warning), an array where an object was, another XML root.
+        case wrongShape
+        /// A 2xx with an empty body.
+        case emptyBody
+        /// The body unchanged under a `text/html` content type.
+        case wrongContentType
+    }
 }

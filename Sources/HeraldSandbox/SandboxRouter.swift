@@ -13,7 +13,10 @@ struct SandboxRouter: Sendable {
         if path.hasPrefix("/_sandbox/") { return control(request) }
         let plan = faults.plan()
         if plan.serverError {
-            let response = SandboxResponse.twitterError(plan.errorStatus, code: 131, "Internal error (injected by the sandbox).")
+            // A 503 says when to come back, as RFC 9110 allows, so clients meet `Retry-After`.
+            let headers: [(name: String, value: String)] = plan.errorStatus == 503 ? [("Retry-After", "2")] : []
+            let response = SandboxResponse.twitterError(
+                plan.errorStatus, code: 131, "Internal error (injected by the sandbox).", headers: headers)
             return faults.apply(FaultInjector.Plan(drop: plan.drop), to: response)
         }
         let response: SandboxResponse

@@ -17,22 +17,6 @@ enum Terminal {
         FileHandle.standardError.write(Data((line + "\n").utf8))
     }
 
-    /// Blocks SIGINT and SIGTERM in the calling thread, and so in every thread it starts later.
-    ///
-    /// On Linux, Dispatch reads signals through a `signalfd`, which sees a signal only while
-    /// it is blocked in every thread: a thread that does not block it (a server or pool thread)
-    /// would take it and, with `SIG_IGN`, drop it. Call first thing in `main`, before any
-    /// thread exists.
-    static func blockTerminationSignals() {
-        #if os(Linux)
-        var mask = sigset_t()
-        sigemptyset(&mask)
-        sigaddset(&mask, SIGINT)
-        sigaddset(&mask, SIGTERM)
-        pthread_sigmask(SIG_BLOCK, &mask, nil)
-        #endif
-    }
-
     /// Calls `handler` once on the first SIGINT or SIGTERM; a second signal exits at once.
     static func onTermination(_ handler: @escaping @Sendable () -> Void) -> [any DispatchSourceSignal] {
         let fired = Flag()

@@ -2,7 +2,6 @@ import Foundation
 import HeraldRuntime
 
 // The herald command: parse, dispatch, exit with 0 (ok), 1 (runtime failure) or 2 (usage or config).
-Terminal.blockTerminationSignals()
 let status: Int32
 do {
     switch try CommandLineParser.parse(Array(CommandLine.arguments.dropFirst())) {

@@ -69,6 +69,21 @@ import Testing
         await sandbox.stop()
     }
 
+    @Test func hugeChunkSizesAfterAChunkAre413NotACrash() async throws {
+        let sandbox = try await Sandbox.start()
+        for size in ["7fffffffffffffff", "ffffffffffffffff0"] {
+            let client = try #require(RawClient(port: sandbox.port))
+            client.send("POST /1/sandbox-tenant/objects/todos HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
+                + "1\r\na\r\n\(size)\r\n")
+            let text = client.read { _ in false }
+            #expect(text.hasPrefix("HTTP/1.1 413") || text.hasPrefix("HTTP/1.1 400"), "for chunk size \(size)")
+        }
+        let client = try #require(RawClient(port: sandbox.port))
+        client.send("GET /_sandbox/health HTTP/1.1\r\nConnection: close\r\n\r\n")
+        #expect(client.read { _ in false }.hasSuffix(#"{"status":"ok"}"#))
+        await sandbox.stop()
+    }
+
     @Test func seededRandomRequestBytesNeverBringTheServerDown() async throws {
         let sandbox = try await Sandbox.start()
         var random = SandboxRandom(seed: 2026)

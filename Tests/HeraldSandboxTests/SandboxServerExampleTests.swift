@@ -32,42 +32,76 @@ import Darwin
         process.standardOutput = output
         let collected = OutputCollector()
         output.fileHandleForReading.readabilityHandler = { handle in collected.append(handle.availableData) }
+        process.terminationHandler = { _ in collected.signal() }
         try process.run()
         defer { if process.isRunning { process.terminate() } }
 
-        // Bounded waits for the child's I/O, never a fixed sleep.
+        // Waits on the child's output and exit as they happen, bounded by the time limit.
         let prefix = "sandbox listening on "
-        try await waitUntil { collected.text.contains(prefix) && collected.text.contains("\n") }
+        await collected.waitUntil { $0.contains(prefix) && $0.contains("\n") }
         let line = collected.text.split(separator: "\n").first { $0.hasPrefix(prefix) }
         let url = try #require(line.flatMap { URL(string: String($0.dropFirst(prefix.count))) })
         let (body, _) = try await URLSession.shared.data(from: url.appendingPathComponent("_sandbox/health"))
         #expect(String(decoding: body, as: UTF8.self) == #"{"status":"ok"}"#)
 
         kill(process.processIdentifier, SIGTERM)
-        try await waitUntil { !process.isRunning }
-        try await waitUntil { collected.text.contains("stopped") }
+        await collected.waitUntil { _ in !process.isRunning }
+        await collected.waitUntil { $0.contains("stopped") }
         output.fileHandleForReading.readabilityHandler = nil
         #expect(process.terminationStatus == 0)
     }
 
-    private func waitUntil(_ condition: () -> Bool) async throws {
-        let deadline = ContinuousClock.now + .seconds(30)
-        while !condition() {
-            guard ContinuousClock.now < deadline else {
-                Issue.record("condition not met within 30 s")
-                return
+    @Test(.enabled(if: binary != nil), .timeLimit(.minutes(1)))
+    func exampleRefusesOutOfRangeFlagsWithUsageInsteadOfTrapping() async throws {
+        guard let binary = Self.binary else { return }
+        for arguments in [["--port", "1e30"], ["--port", "70000"], ["--seed", "nan"], ["--latency-ms", "1e300"],
+                          ["--error-rate", "inf"], ["--drop-rate", "2"], ["--port"], ["--bogus", "1"]] {
+            let process = Process()
+            process.executableURL = binary
+            process.arguments = arguments
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            let status: Int32 = try await withCheckedThrowingContinuation { continuation in
+                process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
+                do {
+                    try process.run()
+                } catch {
+                    process.terminationHandler = nil
+                    continuation.resume(throwing: error)
+                }
             }
-            try await Task.sleep(for: .milliseconds(10))
+            #expect(status == 2, "for \(arguments)")
+            #expect(process.terminationReason == .exit, "for \(arguments)")
         }
     }
 }
 
-/// Collects a child's output from the pipe's handler thread.
+/// Collects a child's output from the pipe's handler thread and wakes waiters on every
+/// change (new output or the child's exit).
 final class OutputCollector: @unchecked Sendable {
-    // @unchecked Sendable: `data` is only touched while holding `lock`.
+    // @unchecked Sendable: `data` and `waiters` are only touched while holding `lock`.
     private let lock = NSLock()
     private var data = Data()
+    private var waiters: [AsyncStream<Void>.Continuation] = []
 
-    func append(_ chunk: Data) { lock.withLock { data.append(chunk) } }
+    func append(_ chunk: Data) {
+        lock.withLock { data.append(chunk) }
+        signal()
+    }
+
     var text: String { lock.withLock { String(decoding: data, as: UTF8.self) } }
+
+    /// Wakes every waiter to check its condition again.
+    func signal() {
+        for waiter in lock.withLock({ waiters }) { waiter.yield() }
+    }
+
+    /// Returns once `condition` holds for the output so far, checking after each change.
+    func waitUntil(_ condition: (String) -> Bool) async {
+        let (changes, continuation) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        lock.withLock { waiters.append(continuation) }
+        defer { continuation.finish() }
+        if condition(text) { return }
+        for await _ in changes where condition(text) { return }
+    }
 }

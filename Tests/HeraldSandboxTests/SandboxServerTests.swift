@@ -46,6 +46,29 @@ import FoundationNetworking
         #expect(parts[1].filename == "blob")
         #expect(MultipartParser.parse(Data("--XyZ\r\nno head".utf8), boundary: "XyZ") == nil)
         #expect(MultipartParser.boundary(of: "application/json") == nil)
+        // A part whose head runs straight into the next delimiter has no data line: malformed.
+        #expect(MultipartParser.parse(Data("--B\r\nContent-Disposition: form-data; name=\"a\"\r\n\r\n--B--\r\n".utf8), boundary: "B") == nil)
+        #expect(MultipartParser.parse(Data("--B\r\nContent-Disposition: form-data; name=\"a\"\r\n\r\n\r\n--B--\r\n".utf8), boundary: "B")?.first?.data == Data())
+    }
+
+    @Test(.timeLimit(.minutes(1))) func multipartParserSurvivesSeededMutations() {
+        let valid = Array("--B\r\nContent-Disposition: form-data; name=\"command\"\r\n\r\nAPPEND\r\n--B\r\nContent-Disposition: form-data; name=\"media\"; filename=\"blob\"\r\n\r\nxy\r\n--B--\r\n".utf8)
+        let pieces = [Array("\r\n".utf8), Array("--B".utf8), Array("--".utf8), Array("\r\n\r\n".utf8), Array("name=\"a\"".utf8)]
+        var random = SandboxRandom(seed: 0x6D75_6C74)
+        var parsed = 0
+        for _ in 0..<5000 {
+            var bytes = valid
+            for _ in 0..<(1 + Int(random.next() % 4)) where !bytes.isEmpty {
+                let index = Int(random.next() % UInt64(bytes.count))
+                switch random.next() % 3 {
+                case 0: bytes.remove(at: index)
+                case 1: bytes.insert(contentsOf: pieces[Int(random.next() % UInt64(pieces.count))], at: index)
+                default: bytes[index] = UInt8(truncatingIfNeeded: random.next())
+                }
+            }
+            if MultipartParser.parse(Data(bytes), boundary: "B") != nil { parsed += 1 }
+        }
+        #expect(parsed > 0)
     }
 
     @Test func startsOnAGivenPortAndStopsCleanlyWithIdleConnectionsOpen() async throws {
@@ -88,6 +111,24 @@ import FoundationNetworking
 }
 
 @Suite struct SandboxLifecycleTests {
+    @Test(.timeLimit(.minutes(1))) func waitForRequestsReturnsOnceTheRequestsArriveOrOnStop() async throws {
+        let sandbox = try await Sandbox.start()
+        let waiting = Task { await sandbox.waitForRequests(2) }
+        _ = try await URLSession.shared.data(from: sandbox.baseURL.appendingPathComponent("_sandbox/health"))
+        _ = try await URLSession.shared.data(from: sandbox.baseURL.appendingPathComponent("_sandbox/health"))
+        await waiting.value
+        #expect(sandbox.requestsReceived == 2)
+        await sandbox.waitForRequests(1)  // already reached: returns at once
+
+        let never = Task { await sandbox.waitForRequests(100) }
+        let cancelled = Task { await sandbox.waitForRequests(100) }
+        cancelled.cancel()
+        await cancelled.value
+        await sandbox.stop()
+        await never.value
+        #expect(sandbox.requestsReceived == 2)
+    }
+
     @Test func runServesUntilItsTaskIsCancelled() async throws {
         let sandbox = try await Sandbox.start()
         let running = Task { await sandbox.run() }

@@ -64,6 +64,17 @@ import Testing
         }
     }
 
+    @Test func fieldsOrConditionsWithoutAJSONFormAreInvalidRequestsNotSent() async throws {
+        try await SandboxHarness.run { harness in
+            let client = harness.baas()
+            let badQuery = await serviceError { try await client.query(bucket: "todos", BaaSQuery(conditions: ["rank": .number(.nan)])) }
+            #expect(badQuery?.kind == .invalidRequest)
+            let badCreate = await serviceError { try await client.create(bucket: "todos", fields: ["rank": .number(.infinity)]) }
+            #expect(badCreate?.kind == .invalidRequest)
+            #expect(harness.sandbox.requestsReceived == 0)
+        }
+    }
+
     @Test func wrongApplicationKeyIs401() async throws {
         try await SandboxHarness.run { harness in
             let error = await serviceError { try await harness.baas(applicationKey: "wrong").query(bucket: "todos") }

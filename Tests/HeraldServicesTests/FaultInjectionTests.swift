@@ -15,6 +15,27 @@ import Testing
         }
     }
 
+    @Test func injected503CarriesRetryAfterAsTheResetTime() async throws {
+        try await SandboxHarness.run({ $0.faults = SandboxFaults(seed: 7, serverErrorRate: 1) }) { harness in
+            var statuses: Set<Int> = []
+            for _ in 0..<16 {
+                let before = Date()
+                let error = await serviceError { try await harness.tiqav().random() }
+                let after = Date()
+                let status = try #require(error?.status)
+                statuses.insert(status)
+                if status == 503 {
+                    let reset = try #require(error?.rateLimit?.reset)
+                    #expect(reset >= before.addingTimeInterval(2) && reset <= after.addingTimeInterval(2))
+                    #expect(error?.description.contains("resets at") == true)
+                } else {
+                    #expect(error?.rateLimit == nil)
+                }
+            }
+            #expect(statuses == [500, 503])
+        }
+    }
+
     @Test func droppedConnectionsAreTransportErrors() async throws {
         try await SandboxHarness.run({ $0.faults = SandboxFaults(dropRate: 1) }) { harness in
             let error = await serviceError { try await harness.tiqav().random() }
@@ -42,6 +63,35 @@ import Testing
             #expect(json?.bodyExcerpt?.hasPrefix("<") == true)
             let xml = await serviceError { try await harness.twitter().homeTimeline(format: .xml) }
             #expect(xml?.kind == .decoding)
+        }
+    }
+
+    @Test func wrongShapeEmptyBodyAndWrongContentTypeAreDecodeErrors() async throws {
+        try await SandboxHarness.run({ $0.faults = SandboxFaults(malformRate: 1, malformation: .wrongShape) }) { harness in
+            let tiqav = await serviceError { try await harness.tiqav().random() }
+            #expect(tiqav?.kind == .decoding)
+            #expect(tiqav?.location == "(root)")
+            #expect(tiqav?.bodyExcerpt?.hasPrefix("{") == true)
+            let xml = await serviceError { try await harness.twitter().homeTimeline(format: .xml) }
+            #expect(xml?.kind == .decoding)
+            let posted = await serviceError { try await harness.twitter().update(status: "shape") }
+            #expect(posted?.kind == .decoding)
+            let baas = await serviceError { try await harness.baas().query(bucket: "todos") }
+            #expect(baas?.kind == .decoding)
+        }
+        try await SandboxHarness.run({ $0.faults = SandboxFaults(malformRate: 1, malformation: .emptyBody) }) { harness in
+            let json = await serviceError { try await harness.twitter().homeTimeline() }
+            #expect(json?.kind == .decoding)
+            #expect(json?.location == "body")
+            let xml = await serviceError { try await harness.twitter().userTimeline(screenName: "TwitterDev", format: .xml) }
+            #expect(xml?.kind == .decoding)
+        }
+        try await SandboxHarness.run({ $0.faults = SandboxFaults(malformRate: 1, malformation: .wrongContentType) }) { harness in
+            let json = await serviceError { try await harness.tiqav().search("cat") }
+            #expect(json?.kind == .decoding)
+            #expect(json?.location == "Content-Type")
+            let xml = await serviceError { try await harness.twitter().homeTimeline(format: .xml) }
+            #expect(xml?.location == "Content-Type")
         }
     }
 

@@ -19,6 +19,49 @@ import Testing
         }
     }
 
+    @Test func cancellingBetweenSegmentsIsACancelledServiceErrorAndNothingIsFinalized() async throws {
+        try await SandboxHarness.run { harness in
+            let client = harness.twitter(segmentSize: 10)
+            let upload = Task {
+                await serviceError {
+                    try await client.uploadMedia(Data(count: 100), mediaType: "video/mp4", category: "tweet_video") { report in
+                        // Cancel the uploading task itself once the first segment is in.
+                        if report.phase == .uploading { withUnsafeCurrentTask { $0?.cancel() } }
+                    }
+                }
+            }
+            let error = await upload.value
+            #expect(error?.kind == .cancelled)
+            // INIT and one APPEND reached the sandbox; no further segment, no FINALIZE.
+            #expect(harness.sandbox.requestsReceived == 2)
+        }
+    }
+
+    @Test func processingLongerThanMaxStatusPollsIsGivenUp() async throws {
+        try await SandboxHarness.run({ $0.processingPolls = 5; $0.processingCheckAfterSeconds = 4 }) { harness in
+            var client = harness.twitter()
+            client.maxStatusPolls = 2
+            let error = await serviceError {
+                try await client.uploadMedia(Data(count: 10), mediaType: "video/mp4", category: "tweet_video")
+            }
+            #expect(error?.kind == .processingFailed)
+            #expect(error?.message.contains("after 2 polls") == true)
+            #expect(harness.clock.sleeps == [.seconds(4), .seconds(4)])
+        }
+    }
+
+    @Test func moreThanAThousandSegmentsIsRefusedBeforeSending() async throws {
+        try await SandboxHarness.run { harness in
+            let error = await serviceError { try await harness.twitter(segmentSize: 1).uploadMedia(Data(count: 1001), mediaType: "image/png") }
+            #expect(error?.kind == .invalidRequest)
+            #expect(harness.sandbox.requestsReceived == 0)
+            // A partial last segment counts: 2001 bytes in 2-byte segments are 1001 segments.
+            let rounded = await serviceError { try await harness.twitter(segmentSize: 2).uploadMedia(Data(count: 2001), mediaType: "image/png") }
+            #expect(rounded?.kind == .invalidRequest)
+            #expect(harness.sandbox.requestsReceived == 0)
+        }
+    }
+
     @Test func seed002LimitsRefuseLargeOrNonMP4VideoBeforeSending() async throws {
         try await SandboxHarness.run { harness in
             let client = harness.twitter()

@@ -65,6 +65,11 @@ import Testing
             #expect(noReplies.statuses.map(\.text) == ["original"])
             let trimmed = try await client.homeTimeline(TimelineQuery(count: 2, trimUser: true))
             #expect(trimmed.statuses.allSatisfy { $0.user.id == "1" && $0.user.screenName.isEmpty })
+            let trimmedXML = try await client.homeTimeline(TimelineQuery(count: 2, trimUser: true), format: .xml)
+            #expect(trimmedXML.statuses.map(\.text) == ["a reply", "original"])
+            #expect(trimmedXML.statuses.allSatisfy { $0.user.id == "1" && $0.user.screenName.isEmpty && $0.user.name.isEmpty })
+            let fullXML = try await client.homeTimeline(TimelineQuery(count: 1), format: .xml)
+            #expect(fullXML.statuses.first?.user.screenName == "herald_sandbox")
         }
     }
 

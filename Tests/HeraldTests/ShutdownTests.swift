@@ -53,6 +53,20 @@ import Testing
         withExtendedLifetime(token) {}
     }
 
+    @Test func aStreamThatHandedOutEverythingDoesNotHoldUpShutdown() async throws {
+        let bus = EventBus()
+        let clock = ManualClock()
+        let stream = try bus.events(of: Tick.self)
+        try bus.post(Tick(number: 1))
+        try bus.post(Tick(number: 2))
+        for await tick in stream where tick.number == 2 { break }
+        // The deadline never comes (the manual clock does not move): shutdown must finish
+        // because nothing is left to deliver, not because time ran out.
+        let report = await bus.shutdown(deadline: clock.now.advanced(by: .seconds(1)), clock: clock)
+        #expect(report.drained)
+        #expect(report.discarded.isEmpty)
+    }
+
     @Test func secondShutdownReturnsAtOnce() async {
         let bus = EventBus()
         _ = await bus.shutdown()

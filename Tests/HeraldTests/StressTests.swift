@@ -12,7 +12,7 @@ import Testing
             var errors: [String] = []
             var total = 0
         }
-        private let state = Mutex(State())
+        private let state = Locked(State())
         let done = Recorder<Int>()
         let expected: Int
 

@@ -37,15 +37,32 @@ struct FaultInjector: Sendable {
         if plan.drop { response.delivery = .drop }
         if (200..<300).contains(response.status), !response.body.isEmpty {
             if plan.truncate { response.body = response.body.prefix(response.body.count / 2) }
-            if plan.malform {
-                var bytes = [UInt8](response.body)
-                bytes[0] = bytes[0] == UInt8(ascii: "<") ? UInt8(ascii: "{") : UInt8(ascii: "<")
-                bytes.insert(contentsOf: Array("\u{1}]]>\"".utf8), at: bytes.count / 2)
-                response.body = Data(bytes)
-            }
+            if plan.malform { response = malform(response) }
         }
         if plan.drip, response.delivery == .normal {
             response.delivery = .drip(chunkSize: faults.dripChunkSize, pause: faults.dripPause)
+        }
+        return response
+    }
+
+    private func malform(_ response: SandboxResponse) -> SandboxResponse {
+        var response = response
+        switch faults.malformation {
+        case .corruptBytes:
+            var bytes = [UInt8](response.body)
+            bytes[0] = bytes[0] == UInt8(ascii: "<") ? UInt8(ascii: "{") : UInt8(ascii: "<")
+            bytes.insert(contentsOf: Array("\u{1}]]>\"".utf8), at: bytes.count / 2)
+            response.body = Data(bytes)
+        case .wrongShape:
+            switch response.body.first {
+            case UInt8(ascii: "<"): response.body = Data("<hash><error>wrong shape (injected by the sandbox)</error></hash>".utf8)
+            case UInt8(ascii: "["): response.body = Data(#"{"error":"wrong shape (injected by the sandbox)"}"#.utf8)
+            default: response.body = Data(#"[{"error":"wrong shape (injected by the sandbox)"}]"#.utf8)
+            }
+        case .emptyBody:
+            response.body = Data()
+        case .wrongContentType:
+            response.setHeader("Content-Type", "text/html; charset=utf-8")
         }
         return response
     }

@@ -101,7 +101,7 @@ final class TwitterEmulator: Sendable {
         if xml {
             return SandboxResponse(
                 status: 200, headers: [("Content-Type", "application/xml; charset=utf-8")] + headers,
-                body: Data(TwitterEncoding.xml(page).utf8))
+                body: Data(TwitterEncoding.xml(page, trimUser: trimUser).utf8))
         }
         return .json(200, .array(page.map { TwitterEncoding.json($0, trimUser: trimUser) }), headers: headers)
     }

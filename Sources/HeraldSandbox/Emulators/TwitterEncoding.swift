@@ -38,9 +38,17 @@ enum TwitterEncoding {
         return .object(pairs)
     }
 
-    static func xml(_ statuses: [TwitterState.StoredStatus]) -> String {
+    static func xml(_ statuses: [TwitterState.StoredStatus], trimUser: Bool = false) -> String {
         var output = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<statuses type=\"array\">\n"
         for status in statuses {
+            // `trim_user` leaves only the author's id, as in JSON.
+            let userDetails = trimUser ? "" : """
+
+                    <name>\(escape(status.author.name))</name>
+                    <screen_name>\(escape(status.author.screenName))</screen_name>
+                    <location>Loopback</location>
+                    <protected>false</protected>
+                """
             output += """
                 <status>
                   <created_at>\(formatDate(status.createdAt))</created_at>
@@ -51,11 +59,7 @@ enum TwitterEncoding {
                   <in_reply_to_status_id>\(status.inReplyTo.map(String.init) ?? "")</in_reply_to_status_id>
                   <favorited>false</favorited>
                   <user>
-                    <id>\(status.author.id)</id>
-                    <name>\(escape(status.author.name))</name>
-                    <screen_name>\(escape(status.author.screenName))</screen_name>
-                    <location>Loopback</location>
-                    <protected>false</protected>
+                    <id>\(status.author.id)</id>\(userDetails)
                   </user>
                 </status>
 

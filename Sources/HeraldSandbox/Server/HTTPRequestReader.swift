@@ -80,7 +80,8 @@ struct HTTPRequestReader {
                 }
                 return .failure(OutcomeError(.closed))
             }
-            guard body.count + size <= Self.maxBodyBytes else {
+            // Compared by subtraction: a hostile size near Int.max must not overflow.
+            guard size <= Self.maxBodyBytes - body.count else {
                 return .failure(OutcomeError(.malformed(status: 413, reason: "body too large")))
             }
             guard fill(atLeast: size + 2) else { return .failure(OutcomeError(.closed)) }

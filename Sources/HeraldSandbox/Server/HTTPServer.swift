@@ -11,6 +11,17 @@ final class HTTPServer: Sendable {
         var stopping = false
         var connections: Set<Int32> = []
         var requests = 0
+        /// Tasks waiting for `requests` to reach a count, by waiter id.
+        var waiters: [Int: (count: Int, continuation: CheckedContinuation<Void, Never>)] = [:]
+        var nextWaiter = 0
+
+        /// Removes and returns the waiters that may go on: their count is reached, or the
+        /// server is stopping (no more requests will come).
+        mutating func releasableWaiters() -> [CheckedContinuation<Void, Never>] {
+            let ready = waiters.filter { stopping || $0.value.count <= requests }
+            for id in ready.keys { waiters[id] = nil }
+            return ready.values.map(\.continuation)
+        }
     }
 
     let port: Int
@@ -38,10 +49,11 @@ final class HTTPServer: Sendable {
 
     /// Stops accepting, closes every connection and waits for all threads to end.
     func stop() async {
-        let connections = state.withLock { state -> Set<Int32> in
+        let (connections, waiters) = state.withLock { state -> (Set<Int32>, [CheckedContinuation<Void, Never>]) in
             state.stopping = true
-            return state.connections
+            return (state.connections, state.releasableWaiters())
         }
+        for waiter in waiters { waiter.resume() }
         // Shutdown (not close) wakes blocked calls without freeing the descriptor numbers,
         // which the owning threads close themselves.
         for fd in connections { Socket.shutdownBoth(fd) }
@@ -53,6 +65,27 @@ final class HTTPServer: Sendable {
     private var isStopping: Bool { state.withLock { $0.stopping } }
 
     var requestsReceived: Int { state.withLock { $0.requests } }
+
+    /// Returns once `count` requests have been received, the server stops, or the calling
+    /// task is cancelled: tests await a request instead of sleeping.
+    func waitForRequests(_ count: Int) async {
+        let id = state.withLock { state -> Int in
+            state.nextWaiter += 1
+            return state.nextWaiter
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let ready = state.withLock { state -> Bool in
+                    if state.stopping || state.requests >= count || Task.isCancelled { return true }
+                    state.waiters[id] = (count, continuation)
+                    return false
+                }
+                if ready { continuation.resume() }
+            }
+        } onCancel: {
+            state.withLock { $0.waiters.removeValue(forKey: id) }?.continuation.resume()
+        }
+    }
 
     private func acceptLoop() {
         defer { Socket.close(listenFD) }
@@ -91,7 +124,11 @@ final class HTTPServer: Sendable {
                 _ = ResponseWriter.write(response, to: fd, close: true)
                 return
             }
-            state.withLock { $0.requests += 1 }
+            let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+                state.requests += 1
+                return state.releasableWaiters()
+            }
+            for waiter in waiters { waiter.resume() }
             let response = handler(request)
             guard pause(response.delay), response.delivery != .drop else { return }
             let close = request.wantsClose

@@ -39,7 +39,9 @@ enum MultipartParser {
             partStart += 2
             // The part ends with CRLF before the next delimiter.
             let partEnd = end - 2
-            guard partEnd >= partStart, let headEnd = find([13, 10, 13, 10], in: bytes, from: partStart), headEnd <= partEnd else {
+            // The head's blank line must end before the data's closing CRLF, or the range
+            // of the data would be inverted.
+            guard partEnd >= partStart, let headEnd = find([13, 10, 13, 10], in: bytes, from: partStart), headEnd + 4 <= partEnd else {
                 return nil
             }
             let head = String(decoding: bytes[partStart..<headEnd], as: UTF8.self)

@@ -26,7 +26,12 @@ public struct BaaSClient: Sendable {
         if let conditions = query.conditions {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys]
-            parameters.append(("where", String(decoding: try encoder.encode(conditions), as: UTF8.self)))
+            do {
+                parameters.append(("where", String(decoding: try encoder.encode(conditions), as: UTF8.self)))
+            } catch {
+                // A NaN or infinite number has no JSON form; the client throws only ServiceError.
+                throw ServiceError.invalidRequest("where conditions cannot be encoded as JSON: \(error)")
+            }
         }
         if !query.order.isEmpty { parameters.append(("order", query.order.joined(separator: ","))) }
         if let skip = query.skip { parameters.append(("skip", String(skip))) }

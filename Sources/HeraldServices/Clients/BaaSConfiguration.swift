@@ -1,7 +1,7 @@
 import Foundation
 
 /// Where an NEC BaaS tenant lives and how the application identifies itself.
-public struct BaaSConfiguration: Sendable, Hashable {
+public struct BaaSConfiguration: Sendable, Hashable, CustomStringConvertible, CustomReflectable {
     /// The API endpoint, e.g. `https://baas.example.com/api/` (a missing trailing slash is added).
     public var endpoint: URL
     /// The tenant id.
@@ -30,5 +30,19 @@ public struct BaaSConfiguration: Sendable, Hashable {
         else { return nil }
         return BaaSConfiguration(endpoint: endpoint, tenantID: tenant, applicationID: id, applicationKey: key,
                                  sessionToken: environment[prefix + "SESSION_TOKEN"])
+    }
+
+    /// Redacts the application key and session token so a configuration can be logged safely.
+    public var description: String {
+        "BaaSConfiguration(endpoint: \(endpoint), tenantID: \(tenantID), applicationID: \(applicationID), "
+            + "applicationKey: <redacted>, sessionToken: \(sessionToken == nil ? "none" : "<redacted>"))"
+    }
+
+    /// The same fields as ``description``, so `dump` and debuggers show no secret either.
+    public var customMirror: Mirror {
+        Mirror(self, children: [
+            "endpoint": endpoint, "tenantID": tenantID, "applicationID": applicationID, "applicationKey": "<redacted>",
+            "sessionToken": sessionToken == nil ? "none" : "<redacted>",
+        ])
     }
 }

@@ -12,7 +12,8 @@ extension TwitterClient {
     ///   - progress: called after INIT, after each segment, after each STATUS poll and at the end.
     ///     Use ``uploadMediaEvents(_:mediaType:category:)`` for the same as an AsyncSequence.
     /// - Returns: the media id to pass to ``update(status:inReplyTo:mediaIDs:)``.
-    /// - Throws: `.invalidRequest` for empty data, data outside ``mediaLimits``, or a segment size outside 1 byte…5 MB,
+    /// - Throws: `.invalidRequest` for empty data, data outside ``mediaLimits``, a segment size outside 1 byte…5 MB,
+    ///   or more than ``maxSegmentCount`` segments,
     ///   `.processingFailed` when processing fails or does not finish within
     ///   ``maxStatusPolls``, and any error of the steps.
     public func uploadMedia(
@@ -23,6 +24,12 @@ extension TwitterClient {
         try mediaLimits?.validate(byteCount: data.count, mediaType: mediaType)
         guard (1...Self.maxSegmentSize).contains(segmentSize) else {
             throw ServiceError.invalidRequest("segment size \(segmentSize) is outside 1…\(Self.maxSegmentSize) bytes")
+        }
+        // segment_index runs 0…999: refuse before sending rather than fail at segment 1000.
+        let segments = (data.count + segmentSize - 1) / segmentSize
+        guard segments <= Self.maxSegmentCount else {
+            throw ServiceError.invalidRequest(
+                "\(segments) segments of \(segmentSize) bytes exceed the service's \(Self.maxSegmentCount); use larger segments")
         }
         let url = try URLBuilder.url(uploadBaseURL, path: "/1.1/media/upload.json")
 
@@ -36,7 +43,8 @@ extension TwitterClient {
         var offset = 0
         var index = 0
         while offset < data.count {
-            try Task.checkCancellation()
+            // A ServiceError, not CancellationError: the client throws only ServiceError.
+            if Task.isCancelled { throw ServiceError.cancelled }
             let end = min(data.count, offset + segmentSize)
             let multipart = MultipartBody(fields: [
                 ("command", "APPEND"), ("media_id", mediaID), ("segment_index", String(index)),

@@ -28,6 +28,8 @@ public struct TwitterClient: Sendable {
 
     /// The service's largest APPEND segment.
     public static let maxSegmentSize = 5 * 1024 * 1024
+    /// The service's most APPEND segments per upload (`segment_index` 0…999).
+    public static let maxSegmentCount = 1000
 
     /// Creates a client.
     public init(

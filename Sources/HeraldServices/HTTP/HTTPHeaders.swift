@@ -45,3 +45,31 @@ extension String {
         self.utf8.count == other.utf8.count && self.lowercased() == other.lowercased()
     }
 }
+
+extension HTTPHeaders: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    /// Header names whose values are credentials: OAuth signatures and tokens, the BaaS
+    /// application key and session token, cookies.
+    static let sensitiveNames: Set<String> = [
+        "authorization", "proxy-authorization", "x-application-key", "x-session-token", "cookie", "set-cookie",
+    ]
+
+    /// `Name: value` pairs with credential values shown as `<redacted>`, so a request or
+    /// response can be logged without leaking a signature or key.
+    public var description: String {
+        "[" + redactedFields.map { "\($0.name): \($0.value)" }.joined(separator: ", ") + "]"
+    }
+
+    /// The same as ``description``.
+    public var debugDescription: String { description }
+
+    /// The fields with credential values redacted, so `dump` shows no secret either.
+    public var customMirror: Mirror {
+        Mirror(self, unlabeledChildren: redactedFields.map { "\($0.name): \($0.value)" }, displayStyle: .collection)
+    }
+
+    private var redactedFields: [Field] {
+        fields.map { field in
+            Self.sensitiveNames.contains(field.name.lowercased()) ? Field(name: field.name, value: "<redacted>") : field
+        }
+    }
+}

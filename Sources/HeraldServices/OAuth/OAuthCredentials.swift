@@ -36,3 +36,10 @@ public struct OAuthCredentials: Sendable, Hashable, CustomStringConvertible {
         "OAuthCredentials(consumerKey: \(consumerKey), token: \(token ?? "none"), secrets: <redacted>)"
     }
 }
+
+extension OAuthCredentials: CustomReflectable {
+    /// Keys and token only, so `dump` and debuggers show no secret either.
+    public var customMirror: Mirror {
+        Mirror(self, children: ["consumerKey": consumerKey, "token": token as Any, "secrets": "<redacted>"])
+    }
+}

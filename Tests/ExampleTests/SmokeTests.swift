@@ -1,4 +1,0 @@
-import Testing
-@testable import Herald
-
-@Test func smoke() { #expect(1 + 1 == 2) }
