@@ -5,6 +5,8 @@ import Herald
 /// An implementation must guarantee that one `load()` makes at most one HTTP exchange and
 /// publishes exactly one `loader.<id>.finished` or `loader.<id>.failed` event, and that a
 /// `load()` made while another is running joins it instead of starting a second request.
+/// Problems with the loader's own state file are announced separately
+/// (`loader.<id>.state.corrupt`, `loader.<id>.state.unwritable`).
 public protocol Loader: Actor {
     /// The loader's id: a topic token (`home`, `images`).
     nonisolated var id: String { get }
