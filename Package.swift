@@ -13,6 +13,9 @@ let package = Package(
         .library(name: "HeraldServices", targets: ["HeraldServices"]),
         .library(name: "HeraldSandbox", targets: ["HeraldSandbox"]),
         .executable(name: "sandbox-server", targets: ["sandbox-server"]),
+        .library(name: "HeraldLoaders", targets: ["HeraldLoaders"]),
+        .library(name: "HeraldSubscribers", targets: ["HeraldSubscribers"]),
+        .library(name: "HeraldRuntime", targets: ["HeraldRuntime"]),
     ],
     targets: [
         // The bus. Standard library, Synchronization and FoundationEssentials only,
@@ -20,7 +23,7 @@ let package = Package(
         .target(name: "Herald"),
 
         // The command-line tool. Until the daemon lands it runs the bus demo.
-        .executableTarget(name: "herald", dependencies: ["Herald"]),
+        .executableTarget(name: "herald", dependencies: ["HeraldRuntime"]),
 
         // Side-by-side benchmarks against Foundation and the standard library.
         .executableTarget(
@@ -59,6 +62,32 @@ let package = Package(
             dependencies: ["Herald"],
             path: "Tests/ExampleTests"
         ),
+
+        // The daemon: loader actors, subscribers, config.json, schedules and wiring.
+        .target(name: "HeraldLoaders", dependencies: ["Herald", "HeraldServices"]),
+        .target(name: "HeraldSubscribers", dependencies: ["Herald"]),
+        .target(
+            name: "HeraldRuntime",
+            dependencies: ["Herald", "HeraldServices", "HeraldLoaders", "HeraldSubscribers", "HeraldSandbox"]
+        ),
+        .executableTarget(
+            name: "timeline-observer",
+            dependencies: ["Herald", "HeraldLoaders", "HeraldServices", "HeraldSandbox"],
+            path: "Examples/timeline-observer"
+        ),
+        .executableTarget(
+            name: "tiqav-viewer",
+            dependencies: ["Herald", "HeraldLoaders", "HeraldServices", "HeraldSandbox"],
+            path: "Examples/tiqav-viewer"
+        ),
+        .executableTarget(
+            name: "todo-flow",
+            dependencies: ["Herald", "HeraldLoaders", "HeraldServices", "HeraldSandbox"],
+            path: "Examples/todo-flow"
+        ),
+        .testTarget(name: "HeraldLoadersTests", dependencies: ["HeraldLoaders", "HeraldServices", "HeraldSandbox"]),
+        .testTarget(name: "HeraldRuntimeTests", dependencies: ["HeraldRuntime", "HeraldSubscribers", "HeraldLoaders", "HeraldSandbox"]),
+        .testTarget(name: "HeraldCLITests", dependencies: []),
     ],
     swiftLanguageModes: [.v6]
 )

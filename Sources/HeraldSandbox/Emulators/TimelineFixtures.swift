@@ -10,6 +10,8 @@ enum TimelineFixtures {
         Person(id: 2_244_994_945, name: "Twitter Dev", screenName: "TwitterDev"),
         Person(id: 9_007_199_254_740_993, name: "さくら", screenName: "sakura_dev"),
         Person(id: 783_214, name: "Herald Bot 🤖", screenName: "herald_bot"),
+        // The account seed 001 read; the shipped config.json's `itmedia` loader follows it.
+        Person(id: 14_178_467, name: "ITmedia NEWS", screenName: "itmedia"),
     ]
 
     static let texts = [

@@ -1,0 +1,108 @@
+import Herald
+import HeraldServices
+
+/// Reads a timeline (home or a user's, JSON or XML) and announces it on the bus.
+///
+/// Each ``load()`` makes one request and publishes one ``TimelineLoaded`` or ``LoadFailed``.
+/// New statuses are those newer than the stored `since_id` marker (the newest id seen so far),
+/// which survives restarts through the ``LoaderStateStore``. Concurrent calls join the load in
+/// progress. Cancelling the caller cancels the request (joiners then see it fail as `cancelled`).
+public actor TimelineLoader: Loader {
+    /// Which timeline to read.
+    public enum Timeline: Sendable, Hashable {
+        /// The signed-in user's home timeline.
+        case home
+        /// A user's timeline by screen name.
+        case user(screenName: String)
+    }
+
+    /// What to ask for.
+    public struct Request: Sendable, Hashable {
+        /// The timeline.
+        public var timeline: Timeline
+        /// Statuses per page (the service's default when nil).
+        public var count: Int?
+        /// JSON or XML.
+        public var format: TimelineFormat
+
+        /// Creates a request.
+        public init(timeline: Timeline = .home, count: Int? = nil, format: TimelineFormat = .json) {
+            self.timeline = timeline
+            self.count = count
+            self.format = format
+        }
+    }
+
+    /// The loader's id.
+    public nonisolated let id: String
+    /// What it asks for.
+    public nonisolated let request: Request
+    private let client: TwitterClient
+    private let bus: EventBus
+    private let store: LoaderStateStore
+    private var state: LoaderState?
+    private var running: Task<LoadOutcome, Never>?
+    private var writeFailureReported = false
+
+    /// Creates a loader.
+    ///
+    /// - Throws: ``LoaderSetupError/invalidID(_:)`` when `id` cannot be a topic token.
+    public init(id: String, client: TwitterClient, request: Request = Request(), bus: EventBus,
+                stateStore: LoaderStateStore = .none) throws(LoaderSetupError) {
+        try LoaderTopics.validate(id: id)
+        self.id = id
+        self.client = client
+        self.request = request
+        self.bus = bus
+        self.store = stateStore
+    }
+
+    /// Loads once, or joins the load in progress.
+    public func load() async -> LoadOutcome {
+        let task: Task<LoadOutcome, Never>
+        if let running {
+            task = running
+        } else {
+            task = Task { await self.performLoad() }
+            running = task
+        }
+        return await withTaskCancellationHandler { await task.value } onCancel: { task.cancel() }
+    }
+
+    private func save(_ next: LoaderState) async {
+        state = next
+        guard let event = LoaderSupport.write(next, id: id, to: store), !writeFailureReported else { return }
+        writeFailureReported = true
+        await LoaderSupport.announce(event, on: bus, from: sender)
+    }
+
+    private func performLoad() async -> LoadOutcome {
+        defer { running = nil }
+        let previous: LoaderState
+        if let state {
+            previous = state
+        } else {
+            previous = await LoaderSupport.readState(id: id, store: store, bus: bus, sender: sender)
+            state = previous
+        }
+        do {
+            let query = TimelineQuery(count: request.count)
+            let page = switch request.timeline {
+            case .home: try await client.homeTimeline(query, format: request.format)
+            case .user(let screenName): try await client.userTimeline(screenName: screenName, query, format: request.format)
+            }
+            let fresh = page.statuses.filter { LoaderSupport.isNewer($0.id, than: previous.sinceID) }
+            var next = previous
+            next.sinceID = LoaderSupport.newest(page.statuses.map(\.id), marker: previous.sinceID)
+            await save(next)
+            let event = TimelineLoaded(loader: id, statuses: page.statuses, newStatuses: fresh,
+                                       rateLimitRemaining: page.rateLimit?.remaining)
+            await LoaderSupport.announce(event, on: bus, from: sender)
+            return .finished(items: page.statuses.count, new: fresh.count)
+        } catch {
+            let failure = LoadError(error)
+            await LoaderSupport.announce(LoadFailed(loader: id, kind: "timeline", error: failure), on: bus, from: sender)
+            return .failed(failure)
+        }
+    }
+}

@@ -1,0 +1,167 @@
+import Foundation
+
+/// Reads typed values out of parsed JSON, collecting every problem with its path instead of
+/// stopping at the first.
+final class ConfigReader {
+    private(set) var issues: [ConfigIssue] = []
+    let environment: [String: String]
+    private(set) var secrets: [String] = []
+
+    init(environment: [String: String]) {
+        self.environment = environment
+    }
+
+    func report(_ path: String, _ message: String) {
+        issues.append(ConfigIssue(path: path, message: message))
+    }
+
+    static func join(_ path: String, _ key: String) -> String { path.isEmpty ? key : "\(path).\(key)" }
+
+    /// The value as an object, or nil after reporting; unknown keys are reported too.
+    func object(_ value: ConfigJSON, at path: String, allowed: [String]) -> [String: ConfigJSON]? {
+        guard case .object(let object) = value else {
+            report(path, "expected an object, got \(value.shown)")
+            return nil
+        }
+        for key in object.keys.sorted() where !allowed.contains(key) {
+            var message = "unknown key"
+            if let guess = Self.closest(to: key, in: allowed) { message += " (did you mean \"\(guess)\"?)" }
+            report(Self.join(path, key), message)
+        }
+        return object
+    }
+
+    func string(_ object: [String: ConfigJSON], _ key: String, at path: String, required: Bool = false) -> String? {
+        let here = Self.join(path, key)
+        switch object[key] {
+        case nil:
+            if required { report(here, "required") }
+            return nil
+        case .string(let value)?:
+            if value.isEmpty { report(here, "must not be empty"); return nil }
+            return value
+        case let other?:
+            report(here, "expected a string, got \(other.shown)")
+            return nil
+        }
+    }
+
+    func choice(_ object: [String: ConfigJSON], _ key: String, at path: String, among choices: [String], required: Bool = false) -> String? {
+        guard let value = string(object, key, at: path, required: required) else { return nil }
+        guard choices.contains(value) else {
+            report(Self.join(path, key), "\"\(value)\" is not one of \(choices.joined(separator: ", "))")
+            return nil
+        }
+        return value
+    }
+
+    func integer(_ object: [String: ConfigJSON], _ key: String, at path: String, in range: ClosedRange<Int>) -> Int? {
+        let here = Self.join(path, key)
+        guard let value = object[key] else { return nil }
+        guard case .number(let number) = value, number == number.rounded(), abs(number) < 1e15 else {
+            report(here, "expected an integer, got \(value.shown)")
+            return nil
+        }
+        guard range.contains(Int(number)) else {
+            report(here, "\(Int(number)) is not in \(range.lowerBound)...\(range.upperBound)")
+            return nil
+        }
+        return Int(number)
+    }
+
+    func fraction(_ object: [String: ConfigJSON], _ key: String, at path: String) -> Double? {
+        let here = Self.join(path, key)
+        guard let value = object[key] else { return nil }
+        guard case .number(let number) = value else {
+            report(here, "expected a number, got \(value.shown)")
+            return nil
+        }
+        guard (0...1).contains(number) else {
+            report(here, "\(value.shown) is not in 0...1")
+            return nil
+        }
+        return number
+    }
+
+    func duration(_ object: [String: ConfigJSON], _ key: String, at path: String, required: Bool = false,
+                  positive: Bool = false) -> Duration? {
+        let here = Self.join(path, key)
+        guard let value = object[key] else {
+            if required { report(here, "required") }
+            return nil
+        }
+        guard case .string(let text) = value else {
+            report(here, "expected a duration such as \"30s\", got \(value.shown)")
+            return nil
+        }
+        guard let duration = DurationText.parse(text) else {
+            report(here, "\(value.shown) is not a duration")
+            return nil
+        }
+        if positive && duration <= .zero {
+            report(here, "must be longer than 0")
+            return nil
+        }
+        return duration
+    }
+
+    /// `"sandbox"` or an absolute http(s) URL.
+    func endpoint(_ object: [String: ConfigJSON], _ key: String, at path: String, required: Bool) -> Endpoint? {
+        guard let text = string(object, key, at: path, required: required) else { return nil }
+        if text == "sandbox" { return .sandbox }
+        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
+              let host = url.host, !host.isEmpty else {
+            report(Self.join(path, key), "\"\(text)\" is not \"sandbox\" or an http(s) URL")
+            return nil
+        }
+        return .url(url)
+    }
+
+    /// A string, or `{"env": NAME, "default": value}` read from the environment.
+    func secret(_ object: [String: ConfigJSON], _ key: String, at path: String) -> String? {
+        let here = Self.join(path, key)
+        let value: String?
+        switch object[key] {
+        case nil:
+            report(here, "required")
+            return nil
+        case .string?:
+            value = string(object, key, at: path)
+        case let reference?:
+            guard let fields = self.object(reference, at: here, allowed: ["env", "default"]) else { return nil }
+            let name = string(fields, "env", at: here, required: true)
+            let fallback = string(fields, "default", at: here)
+            if let name, let found = environment[name], !found.isEmpty {
+                value = found
+            } else if let fallback {
+                value = fallback
+            } else {
+                if let name { report(here, "environment variable \(name) is not set and there is no default") }
+                value = nil
+            }
+        }
+        if let value { secrets.append(value) }
+        return value
+    }
+
+    /// The allowed key nearest to `key` within two edits, if any.
+    static func closest(to key: String, in allowed: [String]) -> String? {
+        let scored = allowed.map { ($0, distance(Array(key.lowercased()), Array($0.lowercased()))) }
+        guard let best = scored.min(by: { $0.1 < $1.1 }), best.1 <= 2 else { return nil }
+        return best.0
+    }
+
+    private static func distance(_ a: [Character], _ b: [Character]) -> Int {
+        var row = Array(0...b.count)
+        for i in 1...max(a.count, 1) where !a.isEmpty {
+            var previous = row[0]
+            row[0] = i
+            for j in stride(from: 1, through: b.count, by: 1) {
+                let current = row[j]
+                row[j] = min(row[j] + 1, row[j - 1] + 1, previous + (a[i - 1] == b[j - 1] ? 0 : 1))
+                previous = current
+            }
+        }
+        return a.isEmpty ? b.count : row[b.count]
+    }
+}

@@ -1,0 +1,142 @@
+import Foundation
+import HeraldLoaders
+import HeraldSandbox
+import HeraldServices
+import HeraldSubscribers
+
+/// A validated `config.json`: services, loaders, subscribers, the state directory and the
+/// embedded sandbox's settings. Made by ``ConfigLoader``; secrets are already resolved from
+/// the environment.
+public struct HeraldConfiguration: Sendable {
+    /// The directory of the configuration file; relative paths in it are resolved against it.
+    public var directory: URL
+    /// Where loaders keep their state files (absolute, resolved against the config's directory).
+    public var stateDirectory: URL
+    /// The services, by name.
+    public var services: [String: ServiceConfiguration]
+    /// The loaders, by id.
+    public var loaders: [String: LoaderConfiguration]
+    /// The subscribers, by name.
+    public var subscribers: [String: SubscriberConfiguration]
+    /// The embedded sandbox, started when a service's url is `"sandbox"`.
+    public var sandbox: SandboxSettings
+    /// Every secret value, for redaction.
+    public var secrets: [String]
+
+    /// Whether some service points at the embedded sandbox.
+    public var usesSandbox: Bool { services.values.contains { $0.endpoint == .sandbox } }
+}
+
+/// Where a service lives.
+public enum Endpoint: Sendable, Hashable, CustomStringConvertible {
+    /// The embedded sandbox.
+    case sandbox
+    /// A real endpoint.
+    case url(URL)
+
+    /// `sandbox` or the URL.
+    public var description: String {
+        switch self {
+        case .sandbox: "sandbox"
+        case .url(let url): url.absoluteString
+        }
+    }
+}
+
+/// One service of `services`.
+public enum ServiceConfiguration: Sendable {
+    /// A Twitter-style API, signed with OAuth 1.0a.
+    case twitter(endpoint: Endpoint, credentials: OAuthCredentials, timeout: Duration?)
+    /// The Tiqav image search.
+    case tiqav(endpoint: Endpoint, timeout: Duration?)
+    /// An NEC BaaS tenant.
+    case baas(endpoint: Endpoint, tenant: String, applicationID: String, applicationKey: String, timeout: Duration?)
+
+    /// The service's kind as written in the config: `twitter`, `tiqav`, `baas`.
+    public var kind: String {
+        switch self {
+        case .twitter: "twitter"
+        case .tiqav: "tiqav"
+        case .baas: "baas"
+        }
+    }
+
+    /// Where it lives.
+    public var endpoint: Endpoint {
+        switch self {
+        case .twitter(let endpoint, _, _), .tiqav(let endpoint, _), .baas(let endpoint, _, _, _, _): endpoint
+        }
+    }
+}
+
+/// One loader of `loaders`.
+public struct LoaderConfiguration: Sendable {
+    /// What the loader reads.
+    public enum Kind: Sendable, Hashable {
+        /// A timeline.
+        case timeline(TimelineLoader.Request)
+        /// Tiqav images.
+        case tiqav(TiqavLoader.Request)
+        /// A BaaS bucket of todos.
+        case todo(bucket: String)
+
+        /// `timeline`, `tiqav` or `todo`.
+        public var name: String {
+            switch self {
+            case .timeline: "timeline"
+            case .tiqav: "tiqav"
+            case .todo: "todo"
+            }
+        }
+    }
+
+    /// The id (the key in `loaders`), used in topics.
+    public var id: String
+    /// The service it calls (a key of `services`).
+    public var service: String
+    /// What it reads.
+    public var kind: Kind
+    /// When it runs.
+    public var schedule: SchedulePolicy
+}
+
+/// One subscriber of `subscribers`.
+public struct SubscriberConfiguration: Sendable {
+    /// Where a log subscriber writes.
+    public enum Output: Sendable, Hashable {
+        /// Standard error (the default).
+        case standardError
+        /// Standard output.
+        case standardOutput
+        /// A file, appended to (relative paths are resolved against the config's directory).
+        case file(String)
+    }
+
+    /// The name (the key in `subscribers`).
+    public var name: String
+    /// The topics it receives.
+    public var topics: [String]
+    /// The lowest level logged.
+    public var level: LogLevel
+    /// The line format.
+    public var format: LogFormat
+    /// Where lines go.
+    public var output: Output
+}
+
+/// The `sandbox` section.
+public struct SandboxSettings: Sendable {
+    /// The port (0 picks a free one).
+    public var port: Int
+    /// Faults to inject.
+    public var faults: SandboxFaults
+    /// How often a new status appears in the sandbox's timeline (its default when nil).
+    public var statusInterval: Duration?
+
+    /// Settings with no faults on any free port.
+    public init(port: Int = 0, faults: SandboxFaults = .none, statusInterval: Duration? = nil) {
+        self.port = port
+        self.faults = faults
+        self.statusInterval = statusInterval
+    }
+}

@@ -1,0 +1,171 @@
+import Foundation
+import Herald
+import HeraldLoaders
+import HeraldSandbox
+import HeraldServices
+import HeraldSubscribers
+
+/// The running program: the embedded sandbox (when a service points at it), the bus, the log
+/// subscribers, the loaders and their schedules, started from a validated configuration.
+///
+/// ``run(for:started:)`` returns when its duration has passed or its task is cancelled; it then
+/// stops the schedules (cancelling loads in flight), drains the bus, stops the subscribers and
+/// the sandbox, in that order.
+public struct HeraldDaemon: Sendable {
+    /// Makes the writer of a log subscriber's output.
+    public typealias WriterFactory = @Sendable (SubscriberConfiguration.Output) throws -> any LogWriter
+
+    /// The configuration it runs.
+    public let configuration: HeraldConfiguration
+    private let makeWriter: WriterFactory
+    private let drainTimeout: Duration
+    private let scheduler: @Sendable ([(any Loader, SchedulePolicy)], Duration?) async -> Void
+
+    /// Creates a daemon.
+    ///
+    /// - Parameters:
+    ///   - makeWriter: where log lines go (by default standard error, standard output or an
+    ///     appended file, as configured).
+    ///   - drainTimeout: how long the bus may take to deliver what is queued at shutdown.
+    ///   - clock: the clock schedules and `run(for:)` are measured on (a manual one in tests).
+    ///   - now: the wall-clock time, to turn rate-limit reset dates into pauses.
+    public init<C: Clock>(configuration: HeraldConfiguration, makeWriter: WriterFactory? = nil, drainTimeout: Duration = .seconds(3),
+                          clock: C, now: @escaping @Sendable () -> Date = { Date() }) where C.Duration == Duration {
+        self.scheduler = { loaders, duration in await Self.runSchedules(loaders, for: duration, clock: clock, now: now) }
+        self.configuration = configuration
+        self.makeWriter = makeWriter ?? Self.standardWriters(relativeTo: configuration.directory)
+        self.drainTimeout = drainTimeout
+    }
+
+    /// Creates a daemon on the continuous clock (see the other initialiser for the parameters).
+    public init(configuration: HeraldConfiguration, makeWriter: WriterFactory? = nil, drainTimeout: Duration = .seconds(3)) {
+        self.init(configuration: configuration, makeWriter: makeWriter, drainTimeout: drainTimeout, clock: ContinuousClock())
+    }
+
+    /// The default writers: standard error, standard output, or a file appended to (created
+    /// 0600 with its directory), a relative path being resolved against `directory`.
+    public static func standardWriters(relativeTo directory: URL) -> WriterFactory {
+        { output in
+            switch output {
+            case .standardError: FileHandleLogWriter.standardError()
+            case .standardOutput: FileHandleLogWriter.standardOutput()
+            case .file(let path): try FileHandleLogWriter.appending(toFile: ConfigLoader.resolve(path, against: directory).path)
+            }
+        }
+    }
+
+    /// Runs until `duration` has passed (forever when nil) or the calling task is cancelled.
+    ///
+    /// - Parameter started: called once everything runs, before the first loads finish.
+    /// - Throws: ``DaemonError`` when something cannot start (the sandbox's port, a log file).
+    @discardableResult
+    public func run(for duration: Duration? = nil, started: @Sendable (DaemonStarted) -> Void = { _ in }) async throws(DaemonError) -> DaemonStopped {
+        var sandbox: Sandbox?
+        if configuration.usesSandbox {
+            do {
+                sandbox = try await Sandbox.start(ServiceDirectory.sandboxConfiguration(for: configuration))
+            } catch {
+                throw DaemonError("cannot start the sandbox: \(error)")
+            }
+        }
+        let bus = EventBus()
+        do {
+            let subscribers = try startSubscribers(on: bus)
+            let loaders = try makeLoaders(bus: bus, sandbox: sandbox)
+            started(DaemonStarted(sandboxURL: sandbox?.baseURL, loaders: loaders.map(\.0.id), subscribers: subscribers.map(\.name)))
+            await runSchedules(loaders, for: duration)
+            let report = await bus.shutdown(timeout: drainTimeout)
+            subscribers.forEach { $0.stop() }
+            await sandbox?.stop()
+            return DaemonStopped(drained: report.drained, discarded: report.totalDiscarded)
+        } catch {
+            _ = await bus.shutdown(timeout: .seconds(1))
+            await sandbox?.stop()
+            throw error
+        }
+    }
+
+    private func startSubscribers(on bus: EventBus) throws(DaemonError) -> [LogSubscriber] {
+        let redactor = Redactor(secrets: configuration.secrets)
+        var subscribers: [LogSubscriber] = []
+        for name in configuration.subscribers.keys.sorted() {
+            guard let settings = configuration.subscribers[name] else { continue }
+            let writer: any LogWriter
+            do {
+                writer = try makeWriter(settings.output)
+            } catch {
+                throw DaemonError("subscribers.\(name).output: cannot open: \(error.localizedDescription)")
+            }
+            let subscriber = LogSubscriber(
+                name: "subscriber.\(name)", patterns: settings.topics.map { TopicPattern(stringLiteral: $0) },
+                level: settings.level, format: settings.format, writer: writer,
+                summarizers: [LoaderEventSummaries.summarizer], redactor: redactor)
+            do {
+                try subscriber.start(on: bus)
+            } catch {
+                throw DaemonError("subscribers.\(name): \(error)")
+            }
+            subscribers.append(subscriber)
+        }
+        return subscribers
+    }
+
+    private func makeLoaders(bus: EventBus, sandbox: Sandbox?) throws(DaemonError) -> [(any Loader, SchedulePolicy)] {
+        let services = ServiceDirectory(configuration: configuration, sandbox: sandbox, transport: URLSessionTransport())
+        let store = LoaderStateStore(directory: configuration.stateDirectory)
+        var loaders: [(any Loader, SchedulePolicy)] = []
+        for id in configuration.loaders.keys.sorted() {
+            guard let settings = configuration.loaders[id] else { continue }
+            let loader: any Loader
+            switch settings.kind {
+            case .timeline(let request):
+                let client = try services.twitter(settings.service)
+                loader = try Self.setUp(id) { () throws(LoaderSetupError) in
+                    try TimelineLoader(id: id, client: client, request: request, bus: bus, stateStore: store)
+                }
+            case .tiqav(let request):
+                let client = try services.tiqav(settings.service)
+                loader = try Self.setUp(id) { () throws(LoaderSetupError) in
+                    try TiqavLoader(id: id, client: client, request: request, bus: bus, stateStore: store)
+                }
+            case .todo(let bucket):
+                let client = try services.baas(settings.service)
+                loader = try Self.setUp(id) { () throws(LoaderSetupError) in
+                    try TodoLoader(id: id, client: client, bucket: bucket, bus: bus, stateStore: store)
+                }
+            }
+            loaders.append((loader, settings.schedule))
+        }
+        return loaders
+    }
+
+    private static func setUp(_ id: String, _ make: () throws(LoaderSetupError) -> any Loader) throws(DaemonError) -> any Loader {
+        do {
+            return try make()
+        } catch {
+            throw DaemonError("loaders.\(id): \(error)")
+        }
+    }
+
+    private func runSchedules(_ loaders: [(any Loader, SchedulePolicy)], for duration: Duration?) async {
+        await scheduler(loaders, duration)
+    }
+
+    private static func runSchedules<C: Clock>(_ loaders: [(any Loader, SchedulePolicy)], for duration: Duration?,
+                                               clock: C, now: @escaping @Sendable () -> Date) async where C.Duration == Duration {
+        await withTaskGroup(of: Void.self) { group in
+            for (loader, policy) in loaders {
+                let schedule = LoaderSchedule(policy: policy, clock: clock, seed: seed(loader.id), now: now) { await loader.load() }
+                group.addTask { await schedule.run() }
+            }
+            // Sleeping until cancelled (or the duration) is how the run waits for its stop.
+            try? await clock.sleep(for: duration ?? .seconds(10 * 365 * 86_400))
+            group.cancelAll()
+        }
+    }
+
+    /// A stable seed per loader, so jitter differs between loaders but not between runs.
+    static func seed(_ id: String) -> UInt64 {
+        id.utf8.reduce(14_695_981_039_346_656_037) { ($0 ^ UInt64($1)) &* 1_099_511_628_211 }
+    }
+}

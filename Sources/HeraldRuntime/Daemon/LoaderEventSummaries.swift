@@ -1,0 +1,54 @@
+import Foundation
+import Herald
+import HeraldLoaders
+import HeraldSubscribers
+
+/// One-line summaries of loader events for the log subscriber: `home: 20 statuses, 3 new`.
+public enum LoaderEventSummaries {
+    /// Summarises ``TimelineLoaded``, ``TiqavLoaded``, ``TodosLoaded``, ``LoadFailed`` and
+    /// ``LoaderStateSetAside`` and ``LoaderStateUnwritable``; nil for anything else.
+    public static let summarizer: EventSummarizer = { envelope in
+        switch envelope.event {
+        case let loaded as TimelineLoaded:
+            var fields: [LogRecord.Field] = [.init("loader", loaded.loader), .init("statuses", "\(loaded.statuses.count)"),
+                                             .init("new", "\(loaded.newStatuses.count)")]
+            if let remaining = loaded.rateLimitRemaining { fields.append(.init("rate_remaining", "\(remaining)")) }
+            return LogRecord(level: .info, message: "\(loaded.loader): \(count(loaded.statuses.count, "status", "statuses")), \(loaded.newStatuses.count) new",
+                             fields: fields)
+        case let loaded as TiqavLoaded:
+            return LogRecord(level: .info, message: "\(loaded.loader): \(count(loaded.images.count, "image", "images")), \(loaded.newImages.count) new",
+                             fields: [.init("loader", loaded.loader), .init("images", "\(loaded.images.count)"),
+                                      .init("new", "\(loaded.newImages.count)")])
+        case let loaded as TodosLoaded:
+            var message = "\(loaded.loader): \(count(loaded.todos.count, "todo", "todos")), \(loaded.newTodos.count) new"
+            if !loaded.removedIDs.isEmpty { message += ", \(loaded.removedIDs.count) removed" }
+            return LogRecord(level: .info, message: message,
+                             fields: [.init("loader", loaded.loader), .init("todos", "\(loaded.todos.count)"),
+                                      .init("new", "\(loaded.newTodos.count)"), .init("removed", "\(loaded.removedIDs.count)")])
+        case let failed as LoadFailed:
+            var message = "\(failed.loader): load failed: \(failed.error)"
+            var fields: [LogRecord.Field] = [.init("loader", failed.loader), .init("error", failed.error.kind)]
+            if let status = failed.error.status { fields.append(.init("status", "\(status)")) }
+            if let retryAt = failed.error.retryAt {
+                let stamp = retryAt.formatted(.iso8601)
+                message += " (resets \(stamp))"
+                fields.append(.init("retry_at", stamp))
+            }
+            let level: LogLevel = failed.error.kind == "cancelled" ? .debug : .warning
+            return LogRecord(level: level, message: message, fields: fields)
+        case let aside as LoaderStateSetAside:
+            let moved = aside.movedTo.map { "moved to \($0)" } ?? "could not be moved"
+            return LogRecord(level: .warning, message: "\(aside.loader): state file \(aside.path) is unreadable (\(aside.reason)); \(moved)",
+                             fields: [.init("loader", aside.loader), .init("path", aside.path)])
+        case let unwritable as LoaderStateUnwritable:
+            return LogRecord(level: .warning, message: "\(unwritable.loader): cannot save state in \(unwritable.directory) (\(unwritable.reason)); keeping it in memory",
+                             fields: [.init("loader", unwritable.loader), .init("directory", unwritable.directory)])
+        default:
+            return nil
+        }
+    }
+
+    private static func count(_ number: Int, _ one: String, _ many: String) -> String {
+        "\(number) \(number == 1 ? one : many)"
+    }
+}

@@ -1,0 +1,78 @@
+import Foundation
+import HeraldSandbox
+import HeraldServices
+
+/// The configured services as clients, with `"sandbox"` endpoints pointed at the embedded sandbox.
+struct ServiceDirectory: Sendable {
+    let configuration: HeraldConfiguration
+    let sandbox: Sandbox?
+    let transport: URLSessionTransport
+
+    static func sandboxConfiguration(for configuration: HeraldConfiguration) -> SandboxConfiguration {
+        configuration.sandboxConfiguration()
+    }
+
+    private func base(_ endpoint: Endpoint) throws(DaemonError) -> URL {
+        switch endpoint {
+        case .url(let url): return url
+        case .sandbox:
+            guard let sandbox else { throw DaemonError("the sandbox is not running") }
+            return sandbox.baseURL
+        }
+    }
+
+    func twitter(_ name: String) throws(DaemonError) -> TwitterClient {
+        guard case .twitter(let endpoint, let credentials, let timeout)? = configuration.services[name] else {
+            throw DaemonError("no twitter service named \(name)")
+        }
+        return TwitterClient(baseURL: try base(endpoint), credentials: credentials, transport: transport, timeout: timeout)
+    }
+
+    func tiqav(_ name: String) throws(DaemonError) -> TiqavClient {
+        guard case .tiqav(let endpoint, let timeout)? = configuration.services[name] else {
+            throw DaemonError("no tiqav service named \(name)")
+        }
+        let baseURL = try base(endpoint)
+        // The real Tiqav serves images from another host; anything else serves them under /img.
+        var imageBase = baseURL.appendingPathComponent("img")
+        if case .url(let url) = endpoint, url.host == "api.tiqav.com", let real = URL(string: "http://img.tiqav.com") {
+            imageBase = real
+        }
+        return TiqavClient(baseURL: baseURL, imageBaseURL: imageBase, transport: transport, timeout: timeout)
+    }
+
+    func baas(_ name: String) throws(DaemonError) -> BaaSClient {
+        guard case .baas(let endpoint, let tenant, let applicationID, let applicationKey, let timeout)? = configuration.services[name] else {
+            throw DaemonError("no baas service named \(name)")
+        }
+        let settings = BaaSConfiguration(endpoint: try base(endpoint), tenantID: tenant, applicationID: applicationID,
+                                         applicationKey: applicationKey)
+        return BaaSClient(configuration: settings, transport: transport, timeout: timeout)
+    }
+}
+
+extension HeraldConfiguration {
+    /// The embedded sandbox's configuration: the `sandbox` section, accepting the credentials
+    /// and BaaS keys that the services pointing at it are configured with.
+    public func sandboxConfiguration() -> SandboxConfiguration {
+        var sandbox = SandboxConfiguration(port: self.sandbox.port, faults: self.sandbox.faults)
+        if let interval = self.sandbox.statusInterval {
+            sandbox.statusInterval = Double(interval.components.seconds) + Double(interval.components.attoseconds) / 1e18
+        }
+        for name in self.services.keys.sorted() {
+            switch self.services[name] {
+            case .twitter(.sandbox, let credentials, _)?:
+                sandbox.credentials = SandboxCredentials(
+                    consumerKey: credentials.consumerKey, consumerSecret: credentials.consumerSecret,
+                    token: credentials.token ?? "", tokenSecret: credentials.tokenSecret ?? "")
+            case .baas(.sandbox, let tenant, let applicationID, let applicationKey, _)?:
+                sandbox.baasTenant = tenant
+                sandbox.baasApplicationID = applicationID
+                sandbox.baasApplicationKey = applicationKey
+            default:
+                break
+            }
+        }
+        return sandbox
+    }
+}

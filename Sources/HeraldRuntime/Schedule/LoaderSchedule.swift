@@ -1,0 +1,52 @@
+import Foundation
+import HeraldLoaders
+
+/// Runs a load on a ``SchedulePolicy`` over any clock: once at start, then as
+/// ``ScheduleState`` decides, until the task running ``run()`` is cancelled.
+///
+/// After a success the next tick is the previous tick plus the pause (no drift from the load's
+/// duration; if that time has passed, at once). After a failure the pause counts from the
+/// failure. Loads never overlap: the next starts only after the previous returned.
+public struct LoaderSchedule<C: Clock>: Sendable where C.Duration == Duration {
+    /// The policy.
+    public let policy: SchedulePolicy
+    private let clock: C
+    private let seed: UInt64
+    private let now: @Sendable () -> Date
+    private let load: @Sendable () async -> LoadOutcome
+
+    /// Creates a schedule.
+    ///
+    /// - Parameters:
+    ///   - clock: the clock pauses are measured on (a manual clock in tests).
+    ///   - seed: fixes the jitter.
+    ///   - now: the wall-clock time, to turn a rate limit's reset date into a pause.
+    ///   - load: one load (a loader's ``Loader/load()``).
+    public init(policy: SchedulePolicy, clock: C, seed: UInt64 = 0, now: @escaping @Sendable () -> Date = { Date() },
+                load: @escaping @Sendable () async -> LoadOutcome) {
+        self.policy = policy
+        self.clock = clock
+        self.seed = seed
+        self.now = now
+        self.load = load
+    }
+
+    /// Loads at start and on every tick until cancelled.
+    public func run() async {
+        var state = ScheduleState(policy: policy, seed: seed)
+        var tick = clock.now
+        while !Task.isCancelled {
+            let outcome = await load()
+            if Task.isCancelled { return }
+            let pause = state.pause(after: outcome, now: now())
+            let current = clock.now
+            tick = outcome.succeeded ? tick.advanced(by: pause) : current.advanced(by: pause)
+            if tick < current { tick = current }
+            do {
+                try await clock.sleep(until: tick, tolerance: nil)
+            } catch {
+                return
+            }
+        }
+    }
+}

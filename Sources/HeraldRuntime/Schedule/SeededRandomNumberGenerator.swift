@@ -1,0 +1,19 @@
+/// SplitMix64: a small, fast generator whose sequence is fixed by its seed, so a schedule's
+/// jitter is reproducible in tests.
+public struct SeededRandomNumberGenerator: RandomNumberGenerator, Sendable, Hashable {
+    private var state: UInt64
+
+    /// Creates a generator; equal seeds give equal sequences.
+    public init(seed: UInt64) {
+        self.state = seed
+    }
+
+    /// The next 64 random bits.
+    public mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}

@@ -1,0 +1,70 @@
+import Foundation
+import Herald
+import Synchronization
+
+/// Writes one line per event to a ``LogWriter``: human-readable text (the default), `logfmt`
+/// or JSON, filtered by topic patterns and a minimum level, secrets masked by a ``Redactor``.
+///
+/// It subscribes once to every topic with a queued mailbox, so logging never slows a
+/// publisher and lines come in publication order. Library code: it writes only to the writer
+/// it is given.
+public final class LogSubscriber: Sendable {
+    /// Its name on the bus (stats, failure events).
+    public let name: String
+    /// The topics it logs.
+    public let patterns: [TopicPattern]
+    /// The lowest level it logs.
+    public let level: LogLevel
+    private let formatter: LogLineFormatter
+    private let writer: any LogWriter
+    private let summarizers: [EventSummarizer]
+    private let redactor: Redactor
+    private let subscription = Mutex<Subscription?>(nil)
+
+    /// Creates a subscriber; nothing is logged until ``start(on:)``.
+    ///
+    /// - Parameters:
+    ///   - summarizers: asked in order; ``BusEventSummaries`` is always asked last.
+    public init(name: String = "log", patterns: [TopicPattern] = [.all], level: LogLevel = .info,
+                format: LogFormat = .text, writer: any LogWriter, summarizers: [EventSummarizer] = [],
+                redactor: Redactor = Redactor()) {
+        self.name = name
+        self.patterns = patterns
+        self.level = level
+        self.formatter = LogLineFormatter(format: format)
+        self.writer = writer
+        self.summarizers = summarizers + [BusEventSummaries.summarizer]
+        self.redactor = redactor
+    }
+
+    /// Subscribes to `bus`; lines flow until ``stop()`` or the bus shuts down.
+    ///
+    /// - Throws: ``EventBusError`` when the bus refuses the subscription.
+    public func start(on bus: EventBus) throws(EventBusError) {
+        let token = try bus.subscribe(matching: .all, name: name, delivery: .queued(capacity: 4096, overflow: .wait)) {
+            [self] envelope in self.log(envelope)
+        }
+        subscription.withLock { $0 = token }
+    }
+
+    /// Ends the subscription (events already queued are dropped).
+    public func stop() {
+        subscription.withLock { $0?.cancel(); $0 = nil }
+    }
+
+    /// Writes the line for one envelope, if it passes the filters.
+    public func log(_ envelope: Envelope<any Event>) {
+        guard patterns.contains(where: { $0.matches(envelope.topic) }) else { return }
+        guard let record = record(for: envelope), record.level >= level else { return }
+        let line = formatter.line(time: envelope.timestamp, topic: envelope.topic.name,
+                                  sender: envelope.sender?.id, record: record)
+        writer.write(redactor.redact(line))
+    }
+
+    private func record(for envelope: Envelope<any Event>) -> LogRecord? {
+        for summarizer in summarizers {
+            if let record = summarizer(envelope) { return record }
+        }
+        return LogRecord(level: .debug, message: "\(type(of: envelope.event))")
+    }
+}

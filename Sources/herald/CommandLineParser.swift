@@ -1,0 +1,86 @@
+import HeraldRuntime
+
+/// A parsed command line.
+enum Command: Equatable {
+    case run(config: String, duration: Duration?)
+    case check(config: String)
+    case sandbox(port: Int?, config: String?)
+    case help(topic: String?)
+    case version
+}
+
+/// A command line that cannot be understood: one clear line, exit 2.
+struct UsageError: Error, Equatable {
+    var message: String
+}
+
+/// Hand-written parsing: `herald [run|check|sandbox|help] [options]`.
+enum CommandLineParser {
+    static let commands = ["run", "check", "sandbox", "help"]
+
+    static func parse(_ arguments: [String]) throws(UsageError) -> Command {
+        var rest = arguments[...]
+        if rest.first == "--version" || rest.first == "-V" { return .version }
+        if rest.first == "--help" || rest.first == "-h" { return .help(topic: nil) }
+        var name = "run"
+        if let first = rest.first, !first.hasPrefix("-") {
+            guard commands.contains(first) else {
+                throw UsageError(message: "unknown command '\(first)' (commands: run, check, sandbox; see 'herald --help')")
+            }
+            name = first
+            rest = rest.dropFirst()
+        }
+        if name == "help" {
+            guard rest.count <= 1 else { throw UsageError(message: "help takes at most one command") }
+            if let topic = rest.first, !commands.contains(topic) {
+                throw UsageError(message: "unknown command '\(topic)' (commands: run, check, sandbox)")
+            }
+            return .help(topic: rest.first)
+        }
+        var config: String?
+        var duration: Duration?
+        var port: Int?
+        let allowed: [String] = switch name {
+        case "run": ["--config", "--for"]
+        case "check": ["--config"]
+        default: ["--config", "--port"]
+        }
+        while let argument = rest.popFirst() {
+            if argument == "--help" || argument == "-h" { return .help(topic: name) }
+            var option = argument
+            var inline: String?
+            if argument.hasPrefix("--"), let equals = argument.firstIndex(of: "=") {
+                option = String(argument[..<equals])
+                inline = String(argument[argument.index(after: equals)...])
+            }
+            guard allowed.contains(option) else {
+                if argument.hasPrefix("-") {
+                    throw UsageError(message: "unknown option '\(option)' for '\(name)' (see 'herald \(name) --help')")
+                }
+                throw UsageError(message: "unexpected argument '\(argument)' for '\(name)' (see 'herald \(name) --help')")
+            }
+            guard let value = inline ?? rest.popFirst(), !value.isEmpty else {
+                throw UsageError(message: "\(option) needs a value")
+            }
+            switch option {
+            case "--config":
+                config = value
+            case "--for":
+                guard let parsed = DurationText.parse(value), parsed > .zero else {
+                    throw UsageError(message: "--for: \"\(value)\" is not a duration (250ms, 30s, 5m, 1h)")
+                }
+                duration = parsed
+            default:
+                guard let number = Int(value), (0...65535).contains(number) else {
+                    throw UsageError(message: "--port: \"\(value)\" is not a port (0-65535)")
+                }
+                port = number
+            }
+        }
+        switch name {
+        case "check": return .check(config: config ?? "config.json")
+        case "sandbox": return .sandbox(port: port, config: config)
+        default: return .run(config: config ?? "config.json", duration: duration)
+        }
+    }
+}

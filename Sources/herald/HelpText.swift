@@ -1,0 +1,62 @@
+import HeraldRuntime
+
+/// The text of `--help` for each command.
+enum HelpText {
+    static func text(for topic: String?) -> String {
+        switch topic {
+        case "run": """
+            USAGE: herald run [--config PATH] [--for DURATION]
+
+            Validates the configuration, starts the sandbox if a service uses it, then runs the
+            loaders on their schedules and the subscribers until SIGINT or SIGTERM (or DURATION),
+            drains the bus and exits 0.
+
+            OPTIONS:
+              --config PATH      the configuration (default: config.json)
+              --for DURATION     stop by itself after DURATION (250ms, 30s, 5m, 1h)
+              -h, --help         show this help
+            """
+        case "check": """
+            USAGE: herald check [--config PATH]
+
+            Validates the configuration and prints every problem found. Exits 0 when it is
+            valid and 2 when it is not.
+
+            OPTIONS:
+              --config PATH      the configuration (default: config.json)
+              -h, --help         show this help
+            """
+        case "sandbox": """
+            USAGE: herald sandbox [--port N] [--config PATH]
+
+            Runs the loopback emulator of the three services alone and prints its URL and the
+            credentials it accepts, until SIGINT or SIGTERM. With --config, its sandbox section
+            and its services' credentials are used.
+
+            OPTIONS:
+              --port N           the port (default: the config's, else any free port)
+              --config PATH      take the sandbox settings from this configuration
+              -h, --help         show this help
+            """
+        default: """
+            USAGE: herald [COMMAND] [OPTIONS]
+
+            Herald pulls a timeline, Tiqav images and a todo bucket on schedules and fans every
+            finished or failed load out as typed events to its subscribers.
+
+            COMMANDS:
+              run                run the daemon (the default)
+              check              validate a configuration
+              sandbox            run the service emulator alone
+              help [COMMAND]     show help
+
+            OPTIONS:
+              -h, --help         show help (also after a command)
+              -V, --version      show the version
+
+            Exit codes: 0 ok, 1 runtime failure, 2 usage or configuration error.
+            Version \(HeraldVersion.current).
+            """
+        }
+    }
+}

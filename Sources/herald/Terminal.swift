@@ -1,0 +1,72 @@
+import Foundation
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The only place Herald talks to the terminal.
+enum Terminal {
+    static func out(_ line: String) {
+        FileHandle.standardOutput.write(Data((line + "\n").utf8))
+    }
+
+    static func err(_ line: String) {
+        FileHandle.standardError.write(Data((line + "\n").utf8))
+    }
+
+    /// Calls `handler` once on the first SIGINT or SIGTERM; a second signal exits at once.
+    static func onTermination(_ handler: @escaping @Sendable () -> Void) -> [any DispatchSourceSignal] {
+        let fired = Flag()
+        return [SIGINT, SIGTERM].map { number in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler {
+                if fired.set() {
+                    handler()
+                } else {
+                    Terminal.err("herald: stopping at once")
+                    exit(1)
+                }
+            }
+            source.resume()
+            return source
+        }
+    }
+}
+
+/// A flag that is set once.
+final class Flag: Sendable {
+    private let storage = Mutex(false)
+
+    /// Sets the flag; true the first time.
+    func set() -> Bool {
+        storage.withLock { value in
+            defer { value = true }
+            return !value
+        }
+    }
+}
+
+/// Cancels a task when a signal fires, even if the signal came before the task was attached.
+final class CancelOnSignal: Sendable {
+    private let state = Mutex<(fired: Bool, cancel: (@Sendable () -> Void)?)>((false, nil))
+
+    func fire() {
+        let cancel = state.withLock { state in
+            state.fired = true
+            return state.cancel
+        }
+        cancel?()
+    }
+
+    func attach<Success, Failure>(_ task: Task<Success, Failure>) {
+        let firedAlready = state.withLock { state in
+            state.cancel = { task.cancel() }
+            return state.fired
+        }
+        if firedAlready { task.cancel() }
+    }
+}

@@ -1,0 +1,97 @@
+import Foundation
+import Testing
+
+@Suite struct CheckCommandTests {
+    static let herald = BuiltProducts.url(of: "herald")
+
+    func temporaryConfig(_ text: String) throws -> URL {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("herald-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let file = directory.appendingPathComponent("config.json")
+        try Data(text.utf8).write(to: file)
+        return file
+    }
+
+    @Test(.enabled(if: herald != nil))
+    func theShippedConfigIsValid() async throws {
+        let herald = try #require(Self.herald)
+        let result = try #require(try await ChildProcess.run(herald, ["check"], in: BuiltProducts.packageRoot))
+        #expect(result.status == 0)
+        #expect(result.stdout == "config.json: ok (3 services, 4 loaders, 1 subscriber)\n")
+        #expect(result.stderr.isEmpty)
+    }
+
+    @Test(.enabled(if: herald != nil))
+    func everyErrorIsPrintedAndTheExitCodeIs2() async throws {
+        let herald = try #require(Self.herald)
+        let file = try temporaryConfig("""
+            {
+              "services": {"tiqav": {"url": "sandbox"}},
+              "loaders": {
+                "home": {"kind": "timeline", "service": "twitter", "every": "30x"},
+                "images": {"kind": "tiqav", "service": "tiqav", "evry": "5m"}
+              }
+            }
+            """)
+        defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
+        let result = try #require(try await ChildProcess.run(herald, ["check", "--config", file.path]))
+        #expect(result.status == 2)
+        #expect(result.stdout.isEmpty)
+        #expect(result.stderr == """
+            herald: \(file.path) is invalid (4 errors):
+              loaders.home.service: no service named "twitter" (services: "tiqav")
+              loaders.home.every: "30x" is not a duration
+              loaders.images.evry: unknown key (did you mean "every"?)
+              loaders.images.every: required
+
+            """)
+    }
+
+    @Test(.enabled(if: herald != nil))
+    func aMissingFileIsOneClearLine() async throws {
+        let herald = try #require(Self.herald)
+        let result = try #require(try await ChildProcess.run(herald, ["check", "--config", "/nonexistent/herald.json"]))
+        #expect(result.status == 2)
+        #expect(result.stderr == "herald: /nonexistent/herald.json: no such file\n")
+    }
+
+    @Test(.enabled(if: herald != nil))
+    func invalidJSONIsOneClearLine() async throws {
+        let herald = try #require(Self.herald)
+        let file = try temporaryConfig("{\"loaders\": ")
+        defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
+        let result = try #require(try await ChildProcess.run(herald, ["check", "--config", file.path]))
+        #expect(result.status == 2)
+        #expect(result.stderr.hasPrefix("herald: \(file.path): not valid JSON"))
+        #expect(result.stderr.split(separator: "\n").count == 1)
+    }
+
+    @Test(.enabled(if: herald != nil), arguments: [
+        (["run", "--bogus"], "herald: unknown option '--bogus' for 'run' (see 'herald run --help')\n"),
+        (["check", "--for", "3s"], "herald: unknown option '--for' for 'check' (see 'herald check --help')\n"),
+        (["launch"], "herald: unknown command 'launch' (commands: run, check, sandbox; see 'herald --help')\n"),
+        (["run", "--for"], "herald: --for needs a value\n"),
+        (["run", "--for", "3x"], "herald: --for: \"3x\" is not a duration (250ms, 30s, 5m, 1h)\n"),
+        (["sandbox", "--port", "http"], "herald: --port: \"http\" is not a port (0-65535)\n"),
+        (["check", "extra"], "herald: unexpected argument 'extra' for 'check' (see 'herald check --help')\n"),
+    ])
+    func usageErrorsAreOneLineWithExitCode2(arguments: [String], message: String) async throws {
+        let herald = try #require(Self.herald)
+        let result = try #require(try await ChildProcess.run(herald, arguments))
+        #expect(result.status == 2)
+        #expect(result.stderr == message)
+        #expect(result.stdout.isEmpty)
+    }
+
+    @Test(.enabled(if: herald != nil), arguments: [
+        (["--help"], "USAGE: herald [COMMAND] [OPTIONS]"), (["help"], "USAGE: herald [COMMAND] [OPTIONS]"),
+        (["run", "--help"], "USAGE: herald run"), (["check", "-h"], "USAGE: herald check"),
+        (["sandbox", "--help"], "USAGE: herald sandbox"), (["help", "check"], "USAGE: herald check"),
+    ])
+    func everyCommandHasHelp(arguments: [String], prefix: String) async throws {
+        let herald = try #require(Self.herald)
+        let result = try #require(try await ChildProcess.run(herald, arguments))
+        #expect(result.status == 0)
+        #expect(result.stdout.hasPrefix(prefix))
+    }
+}

@@ -1,0 +1,117 @@
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+@Suite struct RunCommandTests {
+    static let herald = BuiltProducts.url(of: "herald")
+    static let loaders = ["home", "itmedia", "images", "todos"]
+
+    /// A copy of the shipped config.json in a fresh directory, so state files start empty.
+    func freshDemo() throws -> URL {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("herald-run-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let file = directory.appendingPathComponent("config.json")
+        try FileManager.default.copyItem(at: BuiltProducts.packageRoot.appendingPathComponent("config.json"), to: file)
+        return file
+    }
+
+    static func loggedAllLoaders(_ text: String) -> Bool {
+        loaders.allSatisfy { text.contains("loader.\($0).finished") }
+    }
+
+    @Test(.enabled(if: herald != nil), .timeLimit(.minutes(1)))
+    func runForThreeSecondsLogsAllFourLoadersAndExits0() async throws {
+        let herald = try #require(Self.herald)
+        let config = try freshDemo()
+        defer { try? FileManager.default.removeItem(at: config.deletingLastPathComponent()) }
+        let start = ContinuousClock.now
+        let result = try #require(try await ChildProcess.run(herald, ["run", "--config", config.path, "--for", "3s"]))
+        let elapsed = ContinuousClock.now - start
+
+        #expect(result.status == 0)
+        #expect(elapsed >= .seconds(3) && elapsed < .seconds(20))
+        let lines = result.stderr.split(separator: "\n").map(String.init)
+        #expect(lines.first?.hasPrefix("herald: sandbox at http://127.0.0.1:") == true)
+        #expect(lines.contains("herald: running 4 loaders (home, images, itmedia, todos); Ctrl-C to stop"))
+        #expect(lines.contains { $0.hasSuffix("INFO    loader.home.finished  home: 20 statuses, 20 new") })
+        #expect(lines.contains { $0.contains("INFO    loader.itmedia.finished  itmedia: ") })
+        #expect(lines.contains { $0.hasSuffix("INFO    loader.images.finished  images: 5 images, 5 new") })
+        #expect(lines.contains { $0.hasSuffix("INFO    loader.todos.finished  todos: 0 todos, 0 new") })
+        #expect(lines.last == "herald: stopped")
+        #expect(!result.stderr.contains("sandbox-token-secret") && !result.stderr.contains("sandbox-secret"))
+        let state = config.deletingLastPathComponent().appendingPathComponent("var/state")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: state.path).sorted()
+                == ["home.json", "images.json", "itmedia.json", "todos.json"])
+    }
+
+    @Test(.enabled(if: herald != nil), .timeLimit(.minutes(1)), arguments: [SIGTERM, SIGINT])
+    func aSignalStopsTheRunCleanlyWithExit0(signal: Int32) async throws {
+        let herald = try #require(Self.herald)
+        let config = try freshDemo()
+        defer { try? FileManager.default.removeItem(at: config.deletingLastPathComponent()) }
+        let child = try ChildProcess(herald, ["run", "--config", config.path])
+        #expect(await child.waitForStandardError { Self.loggedAllLoaders($0) })
+
+        let signalled = ContinuousClock.now
+        child.signal(signal)
+        let result = try #require(await child.finish(within: .seconds(30)))
+        #expect(ContinuousClock.now - signalled < .seconds(5))
+        #expect(result.status == 0)
+        #expect(result.stderr.hasSuffix("herald: stopping\nherald: stopped\n"))
+    }
+
+    @Test(.enabled(if: herald != nil), .timeLimit(.minutes(1)))
+    func aSignalDuringSlowLoadsStillStopsWithinSeconds() async throws {
+        let herald = try #require(Self.herald)
+        let config = try freshDemo()
+        defer { try? FileManager.default.removeItem(at: config.deletingLastPathComponent()) }
+        let text = try String(contentsOf: config, encoding: .utf8).replacingOccurrences(of: "\"0ms\"", with: "\"20s\"")
+        try Data(text.utf8).write(to: config)
+        let child = try ChildProcess(herald, ["run", "--config", config.path])
+        #expect(await child.waitForStandardError { $0.contains("herald: running 4 loaders") })
+
+        let signalled = ContinuousClock.now
+        child.signal(SIGTERM)
+        let result = try #require(await child.finish(within: .seconds(30)))
+        #expect(ContinuousClock.now - signalled < .seconds(5))
+        #expect(result.status == 0)
+        #expect(!result.stderr.contains(".finished"))
+        #expect(result.stderr.hasSuffix("herald: stopped\n"))
+    }
+
+    @Test(.enabled(if: herald != nil), .timeLimit(.minutes(1)))
+    func anInvalidConfigDoesNotStartAnything() async throws {
+        let herald = try #require(Self.herald)
+        let config = try freshDemo()
+        defer { try? FileManager.default.removeItem(at: config.deletingLastPathComponent()) }
+        let text = try String(contentsOf: config, encoding: .utf8).replacingOccurrences(of: "\"30s\"", with: "\"30x\"")
+        try Data(text.utf8).write(to: config)
+        let result = try #require(try await ChildProcess.run(herald, ["run", "--config", config.path]))
+        #expect(result.status == 2)
+        #expect(result.stderr == """
+            herald: \(config.path) is invalid (1 error):
+              loaders.home.every: "30x" is not a duration
+
+            """)
+        #expect(!FileManager.default.fileExists(atPath: config.deletingLastPathComponent().appendingPathComponent("var").path))
+    }
+
+    @Test(.enabled(if: herald != nil), .timeLimit(.minutes(1)))
+    func sandboxCommandPrintsItsURLAndStopsOnSIGTERM() async throws {
+        let herald = try #require(Self.herald)
+        let child = try ChildProcess(herald, ["sandbox", "--port", "0", "--config", BuiltProducts.packageRoot.appendingPathComponent("config.json").path])
+        let out = child
+        #expect(await out.waitForStandardOutput { $0.contains("baas: tenant demo") })
+        let line = child.stdout.split(separator: "\n").first { $0.hasPrefix("sandbox listening on http://127.0.0.1:") }
+        #expect(line != nil)
+        child.signal(SIGTERM)
+        let result = await child.finish(within: .seconds(30))
+        #expect(result?.status == 0, "running: \(child.process.isRunning) stdout: \(child.stdout) stderr: \(child.stderr)")
+        #expect(result?.stdout.hasSuffix("sandbox stopped\n") == true)
+    }
+}

@@ -1,0 +1,202 @@
+import Foundation
+import Herald
+import HeraldLoaders
+import HeraldSandbox
+import HeraldServices
+import Testing
+
+@Suite struct TimelineLoaderTests {
+    @Test func eachLoadPublishesExactlyOneFinishedEventWithTheNewStatuses() async throws {
+        try await LoaderHarness.run { harness in
+            let loader = try TimelineLoader(id: "home", client: harness.twitter(), request: .init(count: 10), bus: harness.bus)
+            let first = await loader.load()
+            let second = await loader.load()
+
+            #expect(first == .finished(items: 10, new: 10))
+            #expect(second == .finished(items: 10, new: 0))
+            #expect(harness.recorder.topics == ["loader.home.finished", "loader.home.finished"])
+            let events = harness.recorder.events(TimelineLoaded.self)
+            #expect(events[0].newStatuses == events[0].statuses)
+            #expect(events[1].newStatuses.isEmpty)
+            #expect(harness.recorder.envelopes.allSatisfy { $0.sender == loader.sender })
+        }
+    }
+
+    @Test func userTimelineReadsXML() async throws {
+        try await LoaderHarness.run { harness in
+            let request = TimelineLoader.Request(timeline: .user(screenName: "itmedia"), count: 5, format: .xml)
+            let loader = try TimelineLoader(id: "itmedia", client: harness.twitter(), request: request, bus: harness.bus)
+            guard case .finished(let items, _) = await loader.load() else {
+                Issue.record("expected a finished load")
+                return
+            }
+            #expect(items > 0)
+            #expect(harness.recorder.events(TimelineLoaded.self).first?.statuses.allSatisfy { $0.user.screenName == "itmedia" } == true)
+        }
+    }
+
+    @Test func aRestartDoesNotReannounceSeenStatuses() async throws {
+        try await LoaderHarness.run { harness in
+            let first = try TimelineLoader(id: "home", client: harness.twitter(), bus: harness.bus, stateStore: harness.store)
+            #expect(await first.load() == .finished(items: 20, new: 20))
+            let restarted = try TimelineLoader(id: "home", client: harness.twitter(), bus: harness.bus, stateStore: harness.store)
+            #expect(await restarted.load() == .finished(items: 20, new: 0))
+
+            let file = try #require(harness.store.fileURL(for: "home"))
+            let state = try JSONDecoder().decode(LoaderState.self, from: Data(contentsOf: file))
+            #expect(state.sinceID == harness.recorder.events(TimelineLoaded.self).first?.statuses.first?.id)
+            let leftovers = try FileManager.default.contentsOfDirectory(atPath: harness.stateDirectory.path)
+            #expect(leftovers == ["home.json"])
+        }
+    }
+
+    @Test func aCorruptStateFileIsReportedAndSetAside() async throws {
+        try await LoaderHarness.run { harness in
+            try FileManager.default.createDirectory(at: harness.stateDirectory, withIntermediateDirectories: true)
+            let file = try #require(harness.store.fileURL(for: "home"))
+            try Data("{not json".utf8).write(to: file)
+            let loader = try TimelineLoader(id: "home", client: harness.twitter(), bus: harness.bus, stateStore: harness.store)
+
+            #expect(await loader.load() == .finished(items: 20, new: 20))
+            #expect(harness.recorder.topics == ["loader.home.state.corrupt", "loader.home.finished"])
+            let aside = try #require(harness.recorder.events(LoaderStateSetAside.self).first)
+            let moved = try #require(aside.movedTo)
+            #expect(FileManager.default.fileExists(atPath: moved))
+            #expect(aside.reason.hasPrefix("not JSON"))
+            #expect(FileManager.default.fileExists(atPath: file.path))
+        }
+    }
+
+    @Test func anUnwritableStateDirectoryIsReportedOnceAndLoadsGoOn() async throws {
+        try await LoaderHarness.run { harness in
+            try FileManager.default.createDirectory(at: harness.stateDirectory, withIntermediateDirectories: true)
+            let blocker = harness.stateDirectory.appendingPathComponent("not-a-directory")
+            try Data("x".utf8).write(to: blocker)
+            let store = LoaderStateStore(directory: blocker.appendingPathComponent("state"))
+            let loader = try TimelineLoader(id: "home", client: harness.twitter(), bus: harness.bus, stateStore: store)
+            #expect(await loader.load() == .finished(items: 20, new: 20))
+            #expect(await loader.load() == .finished(items: 20, new: 0))
+            #expect(harness.recorder.topics == ["loader.home.state.unwritable", "loader.home.finished", "loader.home.finished"])
+        }
+    }
+
+    @Test func concurrentLoadsJoinTheRunningRequest() async throws {
+        try await LoaderHarness.run({ $0.faults.latency = .milliseconds(300) }) { harness in
+            let loader = try TimelineLoader(id: "home", client: harness.twitter(), bus: harness.bus)
+            let before = harness.sandbox.requestsReceived
+            async let a = loader.load()
+            async let b = loader.load()
+            async let c = loader.load()
+            let outcomes = await [a, b, c]
+            #expect(Set(outcomes).count == 1)
+            #expect(harness.sandbox.requestsReceived - before == 1)
+            #expect(harness.recorder.topics == ["loader.home.finished"])
+        }
+    }
+
+    @Test func serverErrorsBecomeOneFailedEvent() async throws {
+        try await LoaderHarness.run({ $0.faults.serverErrorRate = 1 }) { harness in
+            let loader = try TimelineLoader(id: "home", client: harness.twitter(), bus: harness.bus)
+            guard case .failed(let error) = await loader.load() else {
+                Issue.record("expected a failure")
+                return
+            }
+            #expect(error.kind == "httpStatus")
+            #expect([500, 503].contains(error.status ?? 0))
+            #expect(harness.recorder.topics == ["loader.home.failed"])
+            #expect(harness.recorder.events(LoadFailed.self).first?.error == error)
+        }
+    }
+
+    @Test func malformedBodiesAreDecodingFailures() async throws {
+        try await LoaderHarness.run({ $0.faults.malformRate = 1 }) { harness in
+            let loader = try TimelineLoader(id: "home", client: harness.twitter(), bus: harness.bus)
+            let outcome = await loader.load()
+            guard case .failed(let error) = outcome else {
+                Issue.record("expected a failure, got \(outcome)")
+                return
+            }
+            #expect(error.kind == "decoding")
+        }
+    }
+
+    @Test func timeoutsAreTimeoutFailures() async throws {
+        try await LoaderHarness.run({ $0.faults.latency = .seconds(3) }) { harness in
+            let loader = try TimelineLoader(id: "home", client: harness.twitter(timeout: .milliseconds(200)), bus: harness.bus)
+            guard case .failed(let error) = await loader.load() else {
+                Issue.record("expected a failure")
+                return
+            }
+            #expect(error.kind == "timeout")
+            #expect(harness.recorder.topics == ["loader.home.failed"])
+        }
+    }
+
+    @Test func rateLimitsCarryTheResetTime() async throws {
+        try await LoaderHarness.run({ $0.homeTimelineLimit = 1 }) { harness in
+            let loader = try TimelineLoader(id: "home", client: harness.twitter(), bus: harness.bus)
+            #expect(await loader.load().succeeded)
+            guard case .failed(let error) = await loader.load() else {
+                Issue.record("expected a rate-limit failure")
+                return
+            }
+            #expect(error.isRateLimited)
+            #expect(error.codes == [88])
+            let reset = try #require(error.retryAt)
+            #expect(reset > Date())
+        }
+    }
+
+    @Test func failedEventsSerialiseWithoutSecrets() async throws {
+        try await LoaderHarness.run { harness in
+            let loader = try TimelineLoader(id: "missing", client: harness.twitter(),
+                                            request: .init(timeline: .user(screenName: "nobody_here")), bus: harness.bus)
+            guard case .failed(let error) = await loader.load() else {
+                Issue.record("expected a 404")
+                return
+            }
+            #expect(error.status == 404 && error.codes == [34])
+            let json = String(decoding: try JSONEncoder().encode(harness.recorder.events(LoadFailed.self)), as: UTF8.self)
+            let keys = harness.sandbox.configuration.credentials
+            for secret in [keys.consumerSecret, keys.tokenSecret, keys.token, "oauth_signature"] {
+                #expect(!json.contains(secret))
+            }
+            let decoded = try JSONDecoder().decode([LoadFailed].self, from: Data(json.utf8))
+            #expect(decoded.first?.error == error)
+        }
+    }
+
+    @Test func droppedConnectionsAreTransportFailures() async throws {
+        try await LoaderHarness.run({ $0.faults.dropRate = 1 }) { harness in
+            let loader = try TimelineLoader(id: "home", client: harness.twitter(), bus: harness.bus)
+            guard case .failed(let error) = await loader.load() else {
+                Issue.record("expected a failure")
+                return
+            }
+            #expect(["transport", "timeout"].contains(error.kind))
+            #expect(harness.recorder.topics == ["loader.home.failed"])
+        }
+    }
+
+    @Test func cancellingTheCallerCancelsTheRequestWithOneEvent() async throws {
+        try await LoaderHarness.run({ $0.faults.latency = .seconds(5) }) { harness in
+            let loader = try TimelineLoader(id: "home", client: harness.twitter(), bus: harness.bus)
+            let before = harness.sandbox.requestsReceived
+            let call = Task { await loader.load() }
+            // Wait (bounded by the test) until the request reached the sandbox, then cancel.
+            while harness.sandbox.requestsReceived == before { await Task.yield() }
+            call.cancel()
+            let outcome = await call.value
+            #expect(outcome == .failed(LoadError(kind: "cancelled", message: "cancelled")))
+            #expect(harness.recorder.topics == ["loader.home.failed"])
+        }
+    }
+
+    @Test func invalidIDsAreRefused() async throws {
+        try await LoaderHarness.run { harness -> Void in
+            #expect(throws: LoaderSetupError.invalidID("a.b")) {
+                try TimelineLoader(id: "a.b", client: harness.twitter(), bus: harness.bus)
+            }
+        }
+    }
+}

@@ -1,0 +1,129 @@
+import Foundation
+import HeraldRuntime
+import HeraldSandbox
+import HeraldSubscribers
+import Synchronization
+import Testing
+
+/// Collects lines and lets a test await a condition on them, without sleeping.
+final class WatchedWriter: LogWriter {
+    private let state = Mutex<(lines: [String], waiters: [CheckedContinuation<Void, Never>])>(([], []))
+
+    func write(_ line: String) {
+        let waiters = state.withLock { state in
+            state.lines.append(line)
+            defer { state.waiters = [] }
+            return state.waiters
+        }
+        waiters.forEach { $0.resume() }
+    }
+
+    var lines: [String] { state.withLock { $0.lines } }
+
+    /// Waits until `condition` holds on the lines; the test's time limit bounds it.
+    func wait(until condition: @escaping @Sendable ([String]) -> Bool) async {
+        while !condition(lines) {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let ready = state.withLock { state -> Bool in
+                    if condition(state.lines) { return true }
+                    state.waiters.append(continuation)
+                    return false
+                }
+                if ready { continuation.resume() }
+            }
+        }
+    }
+}
+
+@Suite struct DaemonTests {
+    static func demo(state: URL) throws -> HeraldConfiguration {
+        var object = ConfigFixtures.demo
+        object["state"] = state.path
+        let data = try JSONSerialization.data(withJSONObject: object)
+        return try ConfigLoader(environment: [:]).parse(data, baseDirectory: state)
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func theDemoLogsAllFourLoadersAndStopsCleanlyWhenCancelled() async throws {
+        let state = FileManager.default.temporaryDirectory.appendingPathComponent("herald-daemon-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: state) }
+        let writer = WatchedWriter()
+        let daemon = HeraldDaemon(configuration: try Self.demo(state: state), makeWriter: { _ in writer })
+        let started = Mutex<DaemonStarted?>(nil)
+        let run = Task { try await daemon.run { info in started.withLock { $0 = info } } }
+
+        let loaders = ["home", "itmedia", "images", "todos"]
+        await writer.wait { lines in loaders.allSatisfy { id in lines.contains { $0.contains("loader.\(id).finished") } } }
+        run.cancel()
+        let stopped = try await run.value
+
+        #expect(stopped.drained)
+        #expect(started.withLock { $0?.loaders } == ["home", "images", "itmedia", "todos"])
+        #expect(started.withLock { $0?.sandboxURL } != nil)
+        #expect(writer.lines.contains { $0.hasSuffix("home: 20 statuses, 20 new") })
+        let files = try FileManager.default.contentsOfDirectory(atPath: state.path).sorted()
+        #expect(files == ["home.json", "images.json", "itmedia.json", "todos.json"])
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func aSecondRunDoesNotReannounceTheTimeline() async throws {
+        let state = FileManager.default.temporaryDirectory.appendingPathComponent("herald-daemon-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: state) }
+        for expected in ["home: 20 statuses, 20 new", "home: 20 statuses, 0 new"] {
+            let writer = WatchedWriter()
+            let daemon = HeraldDaemon(configuration: try Self.demo(state: state), makeWriter: { _ in writer })
+            let run = Task { try await daemon.run() }
+            await writer.wait { $0.contains { $0.contains("loader.home.finished") } }
+            run.cancel()
+            _ = try await run.value
+            #expect(writer.lines.contains { $0.hasSuffix(expected) }, "\(writer.lines)")
+        }
+    }
+
+    @Test func aPortInUseIsARuntimeFailure() async throws {
+        let state = FileManager.default.temporaryDirectory.appendingPathComponent("herald-daemon-\(UUID().uuidString)")
+        let occupant = try await Sandbox.start()
+        var configuration = try Self.demo(state: state)
+        configuration.sandbox.port = occupant.port
+        let daemon = HeraldDaemon(configuration: configuration, makeWriter: { _ in InMemoryLogWriter() })
+        await #expect(throws: DaemonError.self) { try await daemon.run(for: .milliseconds(10)) }
+        await occupant.stop()
+    }
+}
+
+@Suite struct DaemonOnVirtualTimeTests {
+    @Test(.timeLimit(.minutes(1)))
+    func theDemoSchedulesRunOnTheInjectedClock() async throws {
+        let state = FileManager.default.temporaryDirectory.appendingPathComponent("herald-virtual-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: state) }
+        let writer = WatchedWriter()
+        let clock = ManualClock()
+        let daemon = HeraldDaemon(configuration: try DaemonTests.demo(state: state), makeWriter: { _ in writer }, clock: clock)
+        let run = Task { try await daemon.run(for: .seconds(65)) }
+
+        @Sendable func count(_ id: String) -> @Sendable ([String]) -> Int {
+            { lines in lines.filter { $0.contains("loader.\(id).finished") }.count }
+        }
+        // At start: one load each.
+        await writer.wait { lines in ["home", "itmedia", "images", "todos"].allSatisfy { count($0)(lines) == 1 } }
+        // Step from deadline to deadline (four schedules and the run's own timer); all five
+        // sleeping again means the woken loads are done.
+        var ticks: [Duration] = []
+        while true {
+            await clock.waitForSleepers(5)
+            guard let next = clock.nextDeadline, next.offset < .seconds(65) else { break }
+            ticks.append(next.offset)
+            clock.advanceToNextDeadline()
+        }
+        clock.advance(by: clock.now.duration(to: ManualClock.Instant(offset: .seconds(65))))
+        let stopped = try await run.value
+
+        #expect(stopped.drained)
+        #expect(ticks == [20, 30, 40, 60].map { Duration.seconds($0) })
+        let lines = writer.lines
+        #expect(count("todos")(lines) == 4)
+        #expect(count("home")(lines) == 3)
+        #expect(count("itmedia")(lines) == 1)
+        #expect(count("images")(lines) == 1)
+    }
+}

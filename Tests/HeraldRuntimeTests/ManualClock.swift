@@ -1,0 +1,94 @@
+import Synchronization
+
+/// A clock that moves only when a test says so. Sleepers wait until ``advance(by:)`` or
+/// ``advanceToNextDeadline()`` passes their deadline; ``waitForSleepers(_:)`` lets a test wait
+/// (without time passing) until the code under test has gone to sleep.
+final class ManualClock: Clock, Sendable {
+    struct Instant: InstantProtocol, Hashable {
+        var offset: Duration
+
+        func advanced(by duration: Duration) -> Instant { Instant(offset: offset + duration) }
+        func duration(to other: Instant) -> Duration { other.offset - offset }
+        static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.offset < rhs.offset }
+    }
+
+    private struct Sleeper {
+        var deadline: Instant
+        var continuation: CheckedContinuation<Void, any Error>
+    }
+
+    private struct State {
+        var now = Instant(offset: .zero)
+        var sleepers: [UInt64: Sleeper] = [:]
+        var nextID: UInt64 = 0
+        var watchers: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+    }
+
+    private let state = Mutex(State())
+
+    var now: Instant { state.withLock { $0.now } }
+    var minimumResolution: Duration { .zero }
+
+    func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
+        let id = state.withLock { state -> UInt64 in
+            state.nextID += 1
+            return state.nextID
+        }
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                let (resumeNow, watchers) = state.withLock { state -> (Bool, [CheckedContinuation<Void, Never>]) in
+                    if deadline <= state.now { return (true, []) }
+                    if Task.isCancelled { return (true, []) }
+                    state.sleepers[id] = Sleeper(deadline: deadline, continuation: continuation)
+                    return (false, Self.takeSatisfiedWatchers(&state))
+                }
+                watchers.forEach { $0.resume() }
+                if resumeNow {
+                    if Task.isCancelled { continuation.resume(throwing: CancellationError()) } else { continuation.resume() }
+                }
+            }
+        } onCancel: {
+            let sleeper = state.withLock { $0.sleepers.removeValue(forKey: id) }
+            sleeper?.continuation.resume(throwing: CancellationError())
+        }
+    }
+
+    /// Moves time forward, waking every sleeper whose deadline has come.
+    func advance(by duration: Duration) {
+        let woken = state.withLock { state -> [Sleeper] in
+            state.now = state.now.advanced(by: duration)
+            let due = state.sleepers.filter { $0.value.deadline <= state.now }
+            due.keys.forEach { state.sleepers.removeValue(forKey: $0) }
+            return due.sorted { $0.value.deadline < $1.value.deadline }.map(\.value)
+        }
+        woken.forEach { $0.continuation.resume() }
+    }
+
+    /// Moves time to the earliest sleeper's deadline (and wakes it).
+    func advanceToNextDeadline() {
+        guard let next = nextDeadline else { return }
+        advance(by: now.duration(to: next))
+    }
+
+    /// The earliest deadline of the current sleepers.
+    var nextDeadline: Instant? { state.withLock { $0.sleepers.values.map(\.deadline).min() } }
+
+    /// Suspends until at least `count` tasks are sleeping on this clock.
+    func waitForSleepers(_ count: Int = 1) async {
+        await withCheckedContinuation { continuation in
+            let ready = state.withLock { state -> Bool in
+                if state.sleepers.count >= count { return true }
+                state.watchers.append((count, continuation))
+                return false
+            }
+            if ready { continuation.resume() }
+        }
+    }
+
+    private static func takeSatisfiedWatchers(_ state: inout State) -> [CheckedContinuation<Void, Never>] {
+        let count = state.sleepers.count
+        let satisfied = state.watchers.filter { $0.count <= count }.map(\.continuation)
+        state.watchers.removeAll { $0.count <= count }
+        return satisfied
+    }
+}
