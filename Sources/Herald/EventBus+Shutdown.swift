@@ -58,7 +58,9 @@ extension EventBus {
         let core = self.core
         let queued = records.compactMap { record in record.mailbox.map { (record, $0) } }
 
-        let drained = await withTaskGroup(of: Bool.self) { group -> Bool in
+        // Detached, so a shutdown called from a cancelled task (a daemon stopping on SIGTERM)
+        // still drains until the deadline.
+        let drained = await Task.detached { await withTaskGroup(of: Bool.self) { group -> Bool in
             group.addTask {
                 // Publishes accepted before the doors closed may still be delivering.
                 while core.finishedPublishes.load(ordering: .acquiring) < lastAccepted {
@@ -84,7 +86,7 @@ extension EventBus {
             }
             group.cancelAll()
             return drained
-        }
+        } }.value
 
         var discarded: [ShutdownReport.Discarded] = []
         var dropped = 0

@@ -69,6 +69,21 @@ import Testing
         withExtendedLifetime(stream) {}
     }
 
+    @Test func shutdownFromACancelledTaskStillDrains() async throws {
+        let bus = EventBus()
+        let received = Recorder<Int>()
+        let token = try bus.subscribe(to: Tick.self, delivery: .queued()) { received.append($0.number) }
+        for number in 0..<200 { try bus.post(Tick(number: number)) }
+        let stopping = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            return await bus.shutdown(timeout: .seconds(60))
+        }
+        let report = await stopping.value
+        #expect(report.drained)
+        #expect(received.values == Array(0..<200))
+        withExtendedLifetime(token) {}
+    }
+
     @Test func secondShutdownReturnsAtOnce() async {
         let bus = EventBus()
         _ = await bus.shutdown()
