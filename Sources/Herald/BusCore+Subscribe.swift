@@ -193,7 +193,9 @@ extension BusCore {
             if index < batch.count { mailbox.abandon(batch.count - index) }
             // A small batch means we are keeping up: let the publishers run a moment so the
             // next batch is bigger and the mailbox lock changes hands less often.
-            if batch.count - taken.start < Mailbox<Payload>.smallBatch { await Task.yield() }
+            if batch.count - taken.start < Mailbox<Payload>.smallBatch {
+                for _ in 0..<Mailbox<Payload>.yieldsAfterSmallBatch { await Task.yield() }
+            }
         }
     }
 }

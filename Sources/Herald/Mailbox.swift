@@ -149,6 +149,7 @@ final class Mailbox<Payload: Sendable>: MailboxControl {
     static var yieldsBeforeSleeping: Int { 2 }
     /// Below this many events a batch is small (see `BusCore.consume`).
     @usableFromInline static var smallBatch: Int { 64 }
+    @usableFromInline static var yieldsAfterSmallBatch: Int { 16 }
     @usableFromInline let state = SyncLock(State())
 
     init(capacity: Int, overflow: OverflowPolicy) {
