@@ -46,16 +46,25 @@ struct SandboxRouter: Sendable {
             }
             return .json(200, .object([("posts", .array(posts))]))
         case "/_sandbox/config":
+            // Anyone on this machine can read this: secret values are shown only when they are
+            // the sandbox's own published defaults, never ones a user configured (they may come
+            // from the environment, and may be real).
             let credentials = configuration.credentials
+            let standard = SandboxCredentials.standard
+            func secret(_ value: String, default known: String) -> SandboxJSON {
+                .string(value == known ? value : "(configured, not shown)")
+            }
             return .json(200, .object([
                 ("twitter", .object([
-                    ("consumer_key", .string(credentials.consumerKey)), ("consumer_secret", .string(credentials.consumerSecret)),
-                    ("access_token", .string(credentials.token)), ("access_token_secret", .string(credentials.tokenSecret)),
+                    ("consumer_key", .string(credentials.consumerKey)),
+                    ("consumer_secret", secret(credentials.consumerSecret, default: standard.consumerSecret)),
+                    ("access_token", .string(credentials.token)),
+                    ("access_token_secret", secret(credentials.tokenSecret, default: standard.tokenSecret)),
                     ("screen_name", .string(configuration.screenName)),
                 ])),
                 ("baas", .object([
                     ("tenant", .string(configuration.baasTenant)), ("application_id", .string(configuration.baasApplicationID)),
-                    ("application_key", .string(configuration.baasApplicationKey)),
+                    ("application_key", secret(configuration.baasApplicationKey, default: "sandbox-app-key")),
                 ])),
             ]))
         default:

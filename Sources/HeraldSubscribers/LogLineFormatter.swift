@@ -9,7 +9,7 @@ struct LogLineFormatter: Sendable {
         switch format {
         case .text:
             let level = record.level.rawValue.uppercased().padding(toLength: 7, withPad: " ", startingAt: 0)
-            return "\(stamp) \(level) \(topic)  \(record.message)"
+            return "\(stamp) \(level) \(topic)  \(Self.oneLine(record.message))"
         case .logfmt:
             var pairs = [("time", stamp), ("level", record.level.rawValue), ("topic", topic)]
             if let sender { pairs.append(("sender", sender)) }
@@ -26,12 +26,37 @@ struct LogLineFormatter: Sendable {
         }
     }
 
-    /// Bare when safe, otherwise quoted with `"` and `\` escaped.
+    /// Bare when safe, otherwise quoted with `"` and `\` escaped and control characters
+    /// written as escapes.
     static func logfmtValue(_ value: String) -> String {
-        let plain = !value.isEmpty && value.unicodeScalars.allSatisfy { $0.value > 0x20 && $0 != "\"" && $0 != "=" && $0 != "\\" }
+        let plain = !value.isEmpty && value.unicodeScalars.allSatisfy {
+            $0.value > 0x20 && $0 != "\"" && $0 != "=" && $0 != "\\" && !isControl($0)
+        }
         if plain { return value }
-        let escaped = value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
-            .replacingOccurrences(of: "\n", with: "\\n")
+        let escaped = oneLine(value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\""))
         return "\"\(escaped)\""
+    }
+
+    /// The text with every control character (line breaks, escape sequences, …) written as an
+    /// escape, so text from a service can never start a forged line or drive the terminal.
+    static func oneLine(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: isControl) else { return text }
+        var result = ""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\n": result += "\\n"
+            case "\r": result += "\\r"
+            case "\t": result += "\\t"
+            case _ where isControl(scalar):
+                result += "\\u{\(String(scalar.value, radix: 16))}"
+            default: result.unicodeScalars.append(scalar)
+            }
+        }
+        return result
+    }
+
+    static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
+            || scalar.value == 0x2028 || scalar.value == 0x2029
     }
 }

@@ -17,7 +17,9 @@ enum Terminal {
         FileHandle.standardError.write(Data((line + "\n").utf8))
     }
 
-    /// Calls `handler` once on the first SIGINT or SIGTERM; a second signal exits at once.
+    /// Calls `handler` once on the first SIGINT or SIGTERM; a second signal exits at once, unless
+    /// it follows the first within a second (a wrapper such as `timeout` may send one signal to
+    /// both the process and its group: that is one request to stop, not two).
     static func onTermination(_ handler: @escaping @Sendable () -> Void) -> [any DispatchSourceSignal] {
         let fired = Flag()
         return [SIGINT, SIGTERM].map { number in
@@ -26,6 +28,8 @@ enum Terminal {
             source.setEventHandler {
                 if fired.set() {
                     handler()
+                } else if fired.secondsSinceSet < 1 {
+                    return
                 } else {
                     Terminal.err("herald: stopping at once")
                     exit(1)
@@ -37,15 +41,24 @@ enum Terminal {
     }
 }
 
-/// A flag that is set once.
+/// A flag that is set once, remembering when.
 final class Flag: Sendable {
-    private let storage = Mutex(false)
+    private let storage = Mutex<ContinuousClock.Instant?>(nil)
 
     /// Sets the flag; true the first time.
     func set() -> Bool {
         storage.withLock { value in
-            defer { value = true }
-            return !value
+            defer { if value == nil { value = .now } }
+            return value == nil
+        }
+    }
+
+    /// Seconds since the flag was set (0 when it is not).
+    var secondsSinceSet: Double {
+        storage.withLock { value in
+            guard let value else { return 0 }
+            let (seconds, attoseconds) = (ContinuousClock.now - value).components
+            return Double(seconds) + Double(attoseconds) / 1e18
         }
     }
 }

@@ -65,6 +65,21 @@ import Darwin
         #expect(result.stderr.hasSuffix("herald: stopping\nherald: stopped\n"))
     }
 
+    /// `timeout` and other wrappers may signal the process and its group: one request to stop.
+    @Test(.enabled(if: herald != nil), .timeLimit(.minutes(1)))
+    func twoSignalsAtOnceStillStopCleanlyWithExit0() async throws {
+        let herald = try #require(Self.herald)
+        let config = try freshDemo()
+        defer { try? FileManager.default.removeItem(at: config.deletingLastPathComponent()) }
+        let child = try ChildProcess(herald, ["run", "--config", config.path])
+        #expect(await child.waitForStandardError { Self.loggedAllLoaders($0) })
+        child.signal(SIGTERM)
+        child.signal(SIGTERM)
+        let result = try #require(await child.finish(within: .seconds(30)))
+        #expect(result.status == 0)
+        #expect(result.stderr.hasSuffix("herald: stopping\nherald: stopped\n"))
+    }
+
     @Test(.enabled(if: herald != nil), .timeLimit(.minutes(1)))
     func aSignalDuringSlowLoadsStillStopsWithinSeconds() async throws {
         let herald = try #require(Self.herald)

@@ -34,6 +34,17 @@ import Testing
         #expect(lines == ["2027-01-15T08:00:00.250Z INFO    loader.home.finished  home: 20 statuses, 3 new"])
     }
 
+    @Test(arguments: [LogFormat.text, .logfmt, .json])
+    func aServiceCannotForgeLogLinesOrDriveTheTerminal(format: LogFormat) async throws {
+        let hostile = LoadFailed(loader: "home", kind: "timeline", error: LoadError(
+            kind: "httpStatus", message: "first\nFAKE 2026-01-01T00:00:00Z INFO loader.x.finished forged\r\u{1B}[31mred", status: 403))
+        let lines = try await logged(format: format) { bus in try bus.post(hostile, from: "loader.home") }
+        #expect(lines.count == 1)
+        let line = try #require(lines.first)
+        #expect(!line.unicodeScalars.contains { $0.value < 0x20 }, "no control character reaches the log: \(line)")
+        #expect(line.contains("FAKE"), "the text is kept, escaped")
+    }
+
     @Test func logfmtCarriesFields() async throws {
         let lines = try await logged(format: .logfmt) { bus in try bus.post(finished, from: "loader.home") }
         #expect(lines == [#"time=2027-01-15T08:00:00.250Z level=info topic=loader.home.finished sender=loader.home msg="home: 20 statuses, 3 new" loader=home statuses=20 new=3 rate_remaining=14"#])

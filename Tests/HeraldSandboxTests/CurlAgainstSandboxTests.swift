@@ -17,6 +17,20 @@ import Testing
         await sandbox.stop()
     }
 
+    @Test func theSandboxConfigNeverShowsConfiguredSecrets() async throws {
+        var configuration = SandboxConfiguration()
+        configuration.credentials = SandboxCredentials(
+            consumerKey: "my-key", consumerSecret: "MY-REAL-SECRET", token: "1-my-token", tokenSecret: "MY-TOKEN-SECRET")
+        configuration.baasApplicationKey = "MY-APP-KEY"
+        let sandbox = try await Sandbox.start(configuration)
+        let config = try await Curl.run(["\(sandbox.baseURL)/_sandbox/config"])
+        #expect(config.stdout.contains("\"consumer_key\":\"my-key\""))
+        for secret in ["MY-REAL-SECRET", "MY-TOKEN-SECRET", "MY-APP-KEY"] {
+            #expect(!config.stdout.contains(secret))
+        }
+        await sandbox.stop()
+    }
+
     @Test func curlReusesOneKeepAliveConnection() async throws {
         let sandbox = try await Sandbox.start()
         let result = try await Curl.run(["--verbose", "\(sandbox.baseURL)/_sandbox/health", "\(sandbox.baseURL)/search/random.json"])
