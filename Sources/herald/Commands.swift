@@ -58,7 +58,7 @@ enum Commands {
         let task = Task {
             try await daemon.run(for: duration) { started in
                 if let url = started.sandboxURL { Terminal.err("herald: sandbox at \(url.absoluteString)") }
-                Terminal.err("herald: running \(started.loaders.count) loaders (\(started.loaders.joined(separator: ", "))); Ctrl-C to stop")
+                Terminal.err("herald: running \(started.loaders.count) loader\(started.loaders.count == 1 ? "" : "s") (\(started.loaders.joined(separator: ", "))); Ctrl-C to stop")
             }
         }
         stop.attach(task)

@@ -29,9 +29,10 @@ enum HelpText {
         case "sandbox": """
             USAGE: herald sandbox [--port N] [--config PATH]
 
-            Runs the loopback emulator of the three services alone and prints its URL and the
-            credentials it accepts, until SIGINT or SIGTERM. With --config, its sandbox section
-            and its services' credentials are used.
+            Runs the loopback emulator of the three services alone and prints its URL, until
+            SIGINT or SIGTERM. With --config, its sandbox section and its services' credentials
+            are used. Keys and tokens are not printed (GET /_sandbox/config shows the
+            sandbox's own defaults, never configured secrets).
 
             OPTIONS:
               --port N           the port (default: the config's, else any free port)
