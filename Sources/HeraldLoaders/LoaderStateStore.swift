@@ -41,14 +41,24 @@ public struct LoaderStateStore: Sendable {
     /// Reads loader `id`'s state, setting a corrupt file aside.
     public func read(_ id: String) -> ReadResult {
         guard let url = fileURL(for: id) else { return .missing }
-        guard let data = FileManager.default.contents(atPath: url.path) else { return .missing }
+        guard let data = FileManager.default.contents(atPath: url.path) else {
+            // Missing is a fresh start; there but unreadable (permissions, a directory) is
+            // reported and set aside like a corrupt file, never silently overwritten.
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else { return .missing }
+            return setAside(url, reason: isDirectory.boolValue ? "it is a directory" : "it cannot be read")
+        }
         do {
             return .loaded(try JSONDecoder().decode(LoaderState.self, from: data))
         } catch {
-            let aside = url.path + ".corrupt-\(Int(Date().timeIntervalSince1970))"
-            let moved = rename(url.path, aside) == 0 ? aside : nil
-            return .corrupt(path: url.path, movedTo: moved, reason: Self.reason(error))
+            return setAside(url, reason: Self.reason(error))
         }
+    }
+
+    private func setAside(_ url: URL, reason: String) -> ReadResult {
+        let aside = url.path + ".corrupt-\(Int(Date().timeIntervalSince1970))"
+        let moved = rename(url.path, aside) == 0 ? aside : nil
+        return .corrupt(path: url.path, movedTo: moved, reason: reason)
     }
 
     /// Writes loader `id`'s state atomically (mode 0600).

@@ -67,6 +67,21 @@ import Testing
         }
     }
 
+    @Test func aStateFileThatCannotBeReadIsReportedNotSilentlyReplaced() async throws {
+        try await LoaderHarness.run { harness in
+            let file = try #require(harness.store.fileURL(for: "home"))
+            // A directory where the state file should be: present, but not readable as a file.
+            try FileManager.default.createDirectory(at: file, withIntermediateDirectories: true)
+            let loader = try TimelineLoader(id: "home", client: harness.twitter(), bus: harness.bus, stateStore: harness.store)
+
+            #expect(await loader.load() == .finished(items: 20, new: 20))
+            #expect(harness.recorder.topics == ["loader.home.state.corrupt", "loader.home.finished"])
+            let aside = try #require(harness.recorder.events(LoaderStateSetAside.self).first)
+            #expect(aside.reason == "it is a directory")
+            #expect(aside.movedTo != nil)
+        }
+    }
+
     @Test func anUnwritableStateDirectoryIsReportedOnceAndLoadsGoOn() async throws {
         try await LoaderHarness.run { harness in
             try FileManager.default.createDirectory(at: harness.stateDirectory, withIntermediateDirectories: true)
