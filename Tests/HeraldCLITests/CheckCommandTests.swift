@@ -12,7 +12,7 @@ import Testing
         return file
     }
 
-    @Test(.enabled(if: herald != nil))
+    @Test
     func theShippedConfigIsValid() async throws {
         let herald = try #require(Self.herald)
         let result = try #require(try await ChildProcess.run(herald, ["check"], in: BuiltProducts.packageRoot))
@@ -21,7 +21,7 @@ import Testing
         #expect(result.stderr.isEmpty)
     }
 
-    @Test(.enabled(if: herald != nil))
+    @Test
     func everyErrorIsPrintedAndTheExitCodeIs2() async throws {
         let herald = try #require(Self.herald)
         let file = try temporaryConfig("""
@@ -47,7 +47,7 @@ import Testing
             """)
     }
 
-    @Test(.enabled(if: herald != nil))
+    @Test
     func aMissingFileIsOneClearLine() async throws {
         let herald = try #require(Self.herald)
         let result = try #require(try await ChildProcess.run(herald, ["check", "--config", "/nonexistent/herald.json"]))
@@ -55,7 +55,7 @@ import Testing
         #expect(result.stderr == "herald: /nonexistent/herald.json: no such file\n")
     }
 
-    @Test(.enabled(if: herald != nil))
+    @Test
     func invalidJSONIsOneClearLine() async throws {
         let herald = try #require(Self.herald)
         let file = try temporaryConfig("{\"loaders\": ")
@@ -66,7 +66,7 @@ import Testing
         #expect(result.stderr.split(separator: "\n").count == 1)
     }
 
-    @Test(.enabled(if: herald != nil), arguments: [
+    @Test(arguments: [
         (["run", "--bogus"], "herald: unknown option '--bogus' for 'run' (see 'herald run --help')\n"),
         (["check", "--for", "3s"], "herald: unknown option '--for' for 'check' (see 'herald check --help')\n"),
         (["launch"], "herald: unknown command 'launch' (commands: run, check, sandbox; see 'herald --help')\n"),
@@ -83,7 +83,7 @@ import Testing
         #expect(result.stdout.isEmpty)
     }
 
-    @Test(.enabled(if: herald != nil), arguments: [
+    @Test(arguments: [
         (["--help"], "USAGE: herald [COMMAND] [OPTIONS]"), (["help"], "USAGE: herald [COMMAND] [OPTIONS]"),
         (["run", "--help"], "USAGE: herald run"), (["check", "-h"], "USAGE: herald check"),
         (["sandbox", "--help"], "USAGE: herald sandbox"), (["help", "check"], "USAGE: herald check"),

@@ -3,7 +3,7 @@ import Testing
 
 /// Each example runs as a process against its own sandbox and exits 0 with the output it promises.
 @Suite struct ExampleProgramTests {
-    @Test(.enabled(if: BuiltProducts.url(of: "timeline-observer") != nil), .timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(1)))
     func timelineObserverSeesOnlyItsLoadersEvents() async throws {
         let binary = try #require(BuiltProducts.url(of: "timeline-observer"))
         let result = try #require(try await ChildProcess.run(binary, []))
@@ -17,7 +17,7 @@ import Testing
         #expect(lines.filter { $0.hasPrefix("  ITmedia NEWS: ") }.count == 10)
     }
 
-    @Test(.enabled(if: BuiltProducts.url(of: "tiqav-viewer") != nil), .timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(1)))
     func tiqavViewerPrintsImageURLsOnEachPull() async throws {
         let binary = try #require(BuiltProducts.url(of: "tiqav-viewer"))
         let result = try #require(try await ChildProcess.run(binary, ["--pulls", "2"]))
@@ -30,7 +30,7 @@ import Testing
         #expect(images.prefix(5).allSatisfy { $0.hasPrefix("* ") })
     }
 
-    @Test(.enabled(if: BuiltProducts.url(of: "todo-flow") != nil), .timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(1)))
     func todoFlowAddsDeletesAndReloads() async throws {
         let binary = try #require(BuiltProducts.url(of: "todo-flow"))
         let result = try #require(try await ChildProcess.run(binary, []))

@@ -24,7 +24,7 @@ import Darwin
         loaders.allSatisfy { text.contains("loader.\($0).finished") }
     }
 
-    @Test(.enabled(if: herald != nil), .timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(1)))
     func runForThreeSecondsLogsAllFourLoadersAndExits0() async throws {
         let herald = try #require(Self.herald)
         let config = try freshDemo()
@@ -49,7 +49,7 @@ import Darwin
                 == ["home.json", "images.json", "itmedia.json", "todos.json"])
     }
 
-    @Test(.enabled(if: herald != nil), .timeLimit(.minutes(1)), arguments: [SIGTERM, SIGINT])
+    @Test(.timeLimit(.minutes(1)), arguments: [SIGTERM, SIGINT])
     func aSignalStopsTheRunCleanlyWithExit0(signal: Int32) async throws {
         let herald = try #require(Self.herald)
         let config = try freshDemo()
@@ -66,7 +66,7 @@ import Darwin
     }
 
     /// `timeout` and other wrappers may signal the process and its group: one request to stop.
-    @Test(.enabled(if: herald != nil), .timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(1)))
     func twoSignalsAtOnceStillStopCleanlyWithExit0() async throws {
         let herald = try #require(Self.herald)
         let config = try freshDemo()
@@ -80,7 +80,7 @@ import Darwin
         #expect(result.stderr.hasSuffix("herald: stopping\nherald: stopped\n"))
     }
 
-    @Test(.enabled(if: herald != nil), .timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(1)))
     func aSignalDuringSlowLoadsStillStopsWithinSeconds() async throws {
         let herald = try #require(Self.herald)
         let config = try freshDemo()
@@ -99,7 +99,7 @@ import Darwin
         #expect(result.stderr.hasSuffix("herald: stopped\n"))
     }
 
-    @Test(.enabled(if: herald != nil), .timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(1)))
     func anInvalidConfigDoesNotStartAnything() async throws {
         let herald = try #require(Self.herald)
         let config = try freshDemo()
@@ -116,7 +116,7 @@ import Darwin
         #expect(!FileManager.default.fileExists(atPath: config.deletingLastPathComponent().appendingPathComponent("var").path))
     }
 
-    @Test(.enabled(if: herald != nil), .timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(1)))
     func sandboxCommandPrintsItsURLAndStopsOnSIGTERM() async throws {
         let herald = try #require(Self.herald)
         let child = try ChildProcess(herald, ["sandbox", "--port", "0", "--config", BuiltProducts.packageRoot.appendingPathComponent("config.json").path])

@@ -4,7 +4,7 @@ import Testing
 @testable import HeraldSandbox
 
 /// The sandbox must serve an ordinary HTTP client, not only Herald's own.
-@Suite(.enabled(if: Curl.isAvailable)) struct CurlAgainstSandboxTests {
+@Suite struct CurlAgainstSandboxTests {
     @Test func curlReadsTiqavAndTheSandboxConfig() async throws {
         let sandbox = try await Sandbox.start()
         let search = try await Curl.run(["\(sandbox.baseURL)/search.json?q=%E7%8C%AB"])

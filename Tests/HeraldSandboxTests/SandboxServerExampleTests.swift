@@ -22,9 +22,9 @@ import Darwin
         return nil
     }
 
-    @Test(.enabled(if: binary != nil), .timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(1)))
     func examplePrintsItsURLServesAndStopsOnSIGTERM() async throws {
-        guard let binary = Self.binary else { return }
+        let binary = try #require(Self.binary, "sandbox-server is not built")
         let process = Process()
         process.executableURL = binary
         process.arguments = ["--port", "0"]
@@ -51,9 +51,9 @@ import Darwin
         #expect(process.terminationStatus == 0)
     }
 
-    @Test(.enabled(if: binary != nil), .timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(1)))
     func exampleRefusesOutOfRangeFlagsWithUsageInsteadOfTrapping() async throws {
-        guard let binary = Self.binary else { return }
+        let binary = try #require(Self.binary, "sandbox-server is not built")
         for arguments in [["--port", "1e30"], ["--port", "70000"], ["--seed", "nan"], ["--latency-ms", "1e300"],
                           ["--error-rate", "inf"], ["--drop-rate", "2"], ["--port"], ["--bogus", "1"]] {
             let process = Process()

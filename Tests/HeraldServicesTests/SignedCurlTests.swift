@@ -5,7 +5,7 @@ import Testing
 
 /// A request signed by Herald's signer but sent by `curl`: the sandbox accepts any client
 /// that signs correctly, and Herald's signature holds outside URLSession.
-@Suite(.enabled(if: Curl.isAvailable)) struct SignedCurlTests {
+@Suite struct SignedCurlTests {
     @Test func curlWithAHeraldSignatureReadsAndPosts() async throws {
         try await SandboxHarness.run { harness in
             let signer = OAuthSigner(credentials: harness.credentials)
