@@ -121,6 +121,12 @@ import Testing
         #expect(ConfigFixtures.issues(Data("[]".utf8)) == ["expected an object, got an array"])
     }
 
+    @Test func aSyntaxErrorSaysWhere() {
+        let issue = ConfigFixtures.issues(Data("{\n  \"state\": \"x\",\n  \"services\": oops\n}\n".utf8)).first ?? ""
+        #expect(issue.hasPrefix("not valid JSON"))
+        #expect(issue.contains("line 3, column 15"), "got: \(issue)")
+    }
+
     @Test func aMissingFileIsOneProblem() {
         #expect(throws: ConfigError(issues: [ConfigIssue(path: "", message: "/nonexistent/config.json: no such file")])) {
             try ConfigLoader().load(contentsOf: URL(fileURLWithPath: "/nonexistent/config.json"))

@@ -38,7 +38,7 @@ public struct ConfigLoader: Sendable {
         do {
             root = try JSONDecoder().decode(ConfigJSON.self, from: data)
         } catch {
-            throw ConfigError(issues: [ConfigIssue(path: "", message: "not valid JSON: \(Self.syntaxReason(error))")])
+            throw ConfigError(issues: [ConfigIssue(path: "", message: "not valid JSON: \(Self.syntaxReason(error, in: data))")])
         }
         let reader = ConfigReader(environment: environment)
         let keys = ["$schema", "state", "services", "loaders", "subscribers", "sandbox"]
@@ -60,7 +60,11 @@ public struct ConfigLoader: Sendable {
         path.hasPrefix("/") ? URL(fileURLWithPath: path) : base.appendingPathComponent(path).standardizedFileURL
     }
 
-    private static func syntaxReason(_ error: any Error) -> String {
+    private static func syntaxReason(_ error: any Error, in data: Data) -> String {
+        // JSONDecoder on Linux says only "not valid JSON"; find where.
+        if let syntax = JSONBodyDecoder.syntaxError(in: data) {
+            return "\(syntax.reason.trimmingCharacters(in: CharacterSet(charactersIn: "."))) at \(syntax.location)"
+        }
         guard case DecodingError.dataCorrupted(let context) = error else { return String(describing: error) }
         if let underlying = context.underlyingError { return "\(underlying.localizedDescription)" }
         return context.debugDescription

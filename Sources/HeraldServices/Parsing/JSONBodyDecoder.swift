@@ -52,7 +52,7 @@ public enum JSONBodyDecoder {
 
     /// Where a syntax error lies, as `line L, column C (byte N)` or `end of body (byte N)`;
     /// nil when `body` is valid JSON. JSONDecoder does not say; JSONSerialization does.
-    static func syntaxError(in body: Data) -> (reason: String, location: String)? {
+    public static func syntaxError(in body: Data) -> (reason: String, location: String)? {
         do {
             _ = try JSONSerialization.jsonObject(with: body, options: [.fragmentsAllowed])
             return nil
