@@ -166,6 +166,21 @@ extension ConfigFixtures {
         #expect(schema["additionalProperties"] as? Bool == false)
     }
 
+    /// The schema's durations that must be longer than 0 agree with the validator.
+    @Test(arguments: ["30s", "250ms", "5m", "1h", "0ms", "0s", "00m", "30x", "1.5s"])
+    func theSchemaAcceptsTheDurationsTheValidatorAccepts(text: String) throws {
+        let data = try Data(contentsOf: Self.root.appendingPathComponent("config.schema.json"))
+        let schema = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        let definitions = try #require(schema["$defs"] as? [String: Any])
+        let positive = try #require((definitions["positiveDuration"] as? [String: Any])?["pattern"] as? String)
+        let regex = try NSRegularExpression(pattern: positive)
+        let schemaAccepts = regex.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)) != nil
+        let validatorAccepts = DurationText.parse(text).map { $0 > .zero } ?? false
+        #expect(schemaAccepts == validatorAccepts)
+        let every = (definitions["schedule"] as? [String: Any])?["every"] as? [String: Any]
+        #expect(every?["$ref"] as? String == "#/$defs/positiveDuration")
+    }
+
     @Test func aFileOutputIsResolvedAgainstTheConfigDirectory() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("herald-out-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
