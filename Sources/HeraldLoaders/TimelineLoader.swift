@@ -7,7 +7,7 @@ import HeraldServices
 /// New statuses are those newer than the stored `since_id` marker (the newest id seen so far),
 /// which survives restarts through the ``LoaderStateStore``. Concurrent calls join the load in
 /// progress. Cancelling the caller cancels the request (joiners then see it fail as `cancelled`).
-public actor TimelineLoader: Loader {
+public actor TimelineLoader: StatefulLoader {
     /// Which timeline to read.
     public enum Timeline: Sendable, Hashable {
         /// The signed-in user's home timeline.
@@ -38,11 +38,12 @@ public actor TimelineLoader: Loader {
     /// What it asks for.
     public nonisolated let request: Request
     private let client: TwitterClient
-    private let bus: EventBus
-    private let store: LoaderStateStore
-    private var state: LoaderState?
-    private var running: Task<LoadOutcome, Never>?
-    private var writeFailureReported = false
+    let bus: EventBus
+    let store: LoaderStateStore
+    nonisolated let kind = "timeline"
+    var state: LoaderState?
+    var running: Task<LoadOutcome, Never>?
+    var writeFailureReported = false
 
     /// Creates a loader.
     ///
@@ -58,51 +59,19 @@ public actor TimelineLoader: Loader {
     }
 
     /// Loads once, or joins the load in progress.
-    public func load() async -> LoadOutcome {
-        let task: Task<LoadOutcome, Never>
-        if let running {
-            task = running
-        } else {
-            task = Task { await self.performLoad() }
-            running = task
-        }
-        return await withTaskCancellationHandler { await task.value } onCancel: { task.cancel() }
-    }
+    public func load() async -> LoadOutcome { await loadOnce() }
 
-    private func save(_ next: LoaderState) async {
-        state = next
-        guard let event = LoaderSupport.write(next, id: id, to: store), !writeFailureReported else { return }
-        writeFailureReported = true
-        await LoaderSupport.announce(event, on: bus, from: sender)
-    }
-
-    private func performLoad() async -> LoadOutcome {
-        defer { running = nil }
-        let previous: LoaderState
-        if let state {
-            previous = state
-        } else {
-            previous = await LoaderSupport.readState(id: id, store: store, bus: bus, sender: sender)
-            state = previous
+    func fetch(previous: LoaderState) async throws -> Fetched {
+        let query = TimelineQuery(count: request.count)
+        let page = switch request.timeline {
+        case .home: try await client.homeTimeline(query, format: request.format)
+        case .user(let screenName): try await client.userTimeline(screenName: screenName, query, format: request.format)
         }
-        do {
-            let query = TimelineQuery(count: request.count)
-            let page = switch request.timeline {
-            case .home: try await client.homeTimeline(query, format: request.format)
-            case .user(let screenName): try await client.userTimeline(screenName: screenName, query, format: request.format)
-            }
-            let fresh = page.statuses.filter { LoaderSupport.isNewer($0.id, than: previous.sinceID) }
-            var next = previous
-            next.sinceID = LoaderSupport.newest(page.statuses.map(\.id), marker: previous.sinceID)
-            await save(next)
-            let event = TimelineLoaded(loader: id, statuses: page.statuses, newStatuses: fresh,
-                                       rateLimitRemaining: page.rateLimit?.remaining)
-            await LoaderSupport.announce(event, on: bus, from: sender)
-            return .finished(items: page.statuses.count, new: fresh.count)
-        } catch {
-            let failure = LoadError(error)
-            await LoaderSupport.announce(LoadFailed(loader: id, kind: "timeline", error: failure), on: bus, from: sender)
-            return .failed(failure)
-        }
+        let fresh = page.statuses.filter { LoaderSupport.isNewer($0.id, than: previous.sinceID) }
+        var next = previous
+        next.sinceID = LoaderSupport.newest(page.statuses.map(\.id), marker: previous.sinceID)
+        let event = TimelineLoaded(loader: id, statuses: page.statuses, newStatuses: fresh,
+                                   rateLimitRemaining: page.rateLimit?.remaining)
+        return Fetched(state: next, event: event, outcome: .finished(items: page.statuses.count, new: fresh.count))
     }
 }

@@ -7,7 +7,7 @@ import HeraldServices
 /// Each ``load()`` makes one request and publishes one ``TiqavLoaded`` or ``LoadFailed``.
 /// New images are those whose ids were never seen (the last ``seenLimit`` ids are kept in the
 /// state file). Concurrent calls join the load in progress.
-public actor TiqavLoader: Loader {
+public actor TiqavLoader: StatefulLoader {
     /// What to ask for.
     public enum Request: Sendable, Hashable {
         /// `search/random.json`.
@@ -24,11 +24,12 @@ public actor TiqavLoader: Loader {
     /// What it asks for.
     public nonisolated let request: Request
     private let client: TiqavClient
-    private let bus: EventBus
-    private let store: LoaderStateStore
-    private var state: LoaderState?
-    private var running: Task<LoadOutcome, Never>?
-    private var writeFailureReported = false
+    let bus: EventBus
+    let store: LoaderStateStore
+    nonisolated let kind = "tiqav"
+    var state: LoaderState?
+    var running: Task<LoadOutcome, Never>?
+    var writeFailureReported = false
 
     /// Creates a loader.
     ///
@@ -44,55 +45,23 @@ public actor TiqavLoader: Loader {
     }
 
     /// Loads once, or joins the load in progress.
-    public func load() async -> LoadOutcome {
-        let task: Task<LoadOutcome, Never>
-        if let running {
-            task = running
-        } else {
-            task = Task { await self.performLoad() }
-            running = task
-        }
-        return await withTaskCancellationHandler { await task.value } onCancel: { task.cancel() }
-    }
+    public func load() async -> LoadOutcome { await loadOnce() }
 
-    private func save(_ next: LoaderState) async {
-        state = next
-        guard let event = LoaderSupport.write(next, id: id, to: store), !writeFailureReported else { return }
-        writeFailureReported = true
-        await LoaderSupport.announce(event, on: bus, from: sender)
-    }
-
-    private func performLoad() async -> LoadOutcome {
-        defer { running = nil }
-        let previous: LoaderState
-        if let state {
-            previous = state
-        } else {
-            previous = await LoaderSupport.readState(id: id, store: store, bus: bus, sender: sender)
-            state = previous
+    func fetch(previous: LoaderState) async throws -> Fetched {
+        let images = switch request {
+        case .random: try await client.random()
+        case .search(let query): try await client.search(query)
         }
-        do {
-            let images = switch request {
-            case .random: try await client.random()
-            case .search(let query): try await client.search(query)
-            }
-            var seen = Set(previous.seen)
-            var fresh: [TiqavImage] = []
-            var next = previous
-            for image in images where seen.insert(image.id).inserted {
-                fresh.append(image)
-                next.seen.append(image.id)
-            }
-            next.seen = Array(next.seen.suffix(Self.seenLimit))
-            await save(next)
-            let event = TiqavLoaded(loader: id, images: images, newImages: fresh,
-                                    imageURLs: images.map { client.imageURL(for: $0).absoluteString })
-            await LoaderSupport.announce(event, on: bus, from: sender)
-            return .finished(items: images.count, new: fresh.count)
-        } catch {
-            let failure = LoadError(error)
-            await LoaderSupport.announce(LoadFailed(loader: id, kind: "tiqav", error: failure), on: bus, from: sender)
-            return .failed(failure)
+        var seen = Set(previous.seen)
+        var fresh: [TiqavImage] = []
+        var next = previous
+        for image in images where seen.insert(image.id).inserted {
+            fresh.append(image)
+            next.seen.append(image.id)
         }
+        next.seen = Array(next.seen.suffix(Self.seenLimit))
+        let event = TiqavLoaded(loader: id, images: images, newImages: fresh,
+                                imageURLs: images.map { client.imageURL(for: $0).absoluteString })
+        return Fetched(state: next, event: event, outcome: .finished(items: images.count, new: fresh.count))
     }
 }

@@ -7,17 +7,18 @@ import HeraldServices
 /// Each ``load()`` makes one query and publishes one ``TodosLoaded`` or ``LoadFailed``. New
 /// todos are those whose ids were not in the bucket at the previous load (kept in the state
 /// file); removed ones are reported by id. Concurrent calls join the load in progress.
-public actor TodoLoader: Loader {
+public actor TodoLoader: StatefulLoader {
     /// The loader's id.
     public nonisolated let id: String
     /// The bucket it reads.
     public nonisolated let bucket: String
     private let client: BaaSClient
-    private let bus: EventBus
-    private let store: LoaderStateStore
-    private var state: LoaderState?
-    private var running: Task<LoadOutcome, Never>?
-    private var writeFailureReported = false
+    let bus: EventBus
+    let store: LoaderStateStore
+    nonisolated let kind = "todo"
+    var state: LoaderState?
+    var running: Task<LoadOutcome, Never>?
+    var writeFailureReported = false
 
     /// Creates a loader.
     ///
@@ -33,50 +34,18 @@ public actor TodoLoader: Loader {
     }
 
     /// Loads once, or joins the load in progress.
-    public func load() async -> LoadOutcome {
-        let task: Task<LoadOutcome, Never>
-        if let running {
-            task = running
-        } else {
-            task = Task { await self.performLoad() }
-            running = task
-        }
-        return await withTaskCancellationHandler { await task.value } onCancel: { task.cancel() }
-    }
+    public func load() async -> LoadOutcome { await loadOnce() }
 
-    private func save(_ next: LoaderState) async {
-        state = next
-        guard let event = LoaderSupport.write(next, id: id, to: store), !writeFailureReported else { return }
-        writeFailureReported = true
-        await LoaderSupport.announce(event, on: bus, from: sender)
-    }
-
-    private func performLoad() async -> LoadOutcome {
-        defer { running = nil }
-        let previous: LoaderState
-        if let state {
-            previous = state
-        } else {
-            previous = await LoaderSupport.readState(id: id, store: store, bus: bus, sender: sender)
-            state = previous
-        }
-        do {
-            let result = try await client.query(bucket: bucket, BaaSQuery(order: ["updatedAt"]))
-            let todos = Self.sortedByUpdate(result.results)
-            let before = Set(previous.seen)
-            let now = Set(todos.map(\.id))
-            let fresh = todos.filter { !before.contains($0.id) }
-            let removed = previous.seen.filter { !now.contains($0) }
-            let next = LoaderState(seen: todos.map(\.id))
-            await save(next)
-            let event = TodosLoaded(loader: id, bucket: bucket, todos: todos, newTodos: fresh, removedIDs: removed)
-            await LoaderSupport.announce(event, on: bus, from: sender)
-            return .finished(items: todos.count, new: fresh.count)
-        } catch {
-            let failure = LoadError(error)
-            await LoaderSupport.announce(LoadFailed(loader: id, kind: "todo", error: failure), on: bus, from: sender)
-            return .failed(failure)
-        }
+    func fetch(previous: LoaderState) async throws -> Fetched {
+        let result = try await client.query(bucket: bucket, BaaSQuery(order: ["updatedAt"]))
+        let todos = Self.sortedByUpdate(result.results)
+        let before = Set(previous.seen)
+        let now = Set(todos.map(\.id))
+        let fresh = todos.filter { !before.contains($0.id) }
+        let removed = previous.seen.filter { !now.contains($0) }
+        let event = TodosLoaded(loader: id, bucket: bucket, todos: todos, newTodos: fresh, removedIDs: removed)
+        return Fetched(state: LoaderState(seen: todos.map(\.id)), event: event,
+                       outcome: .finished(items: todos.count, new: fresh.count))
     }
 
     /// Oldest `updatedAt` first; objects without one first; ties keep the service's order.

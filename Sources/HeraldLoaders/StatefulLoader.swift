@@ -1,0 +1,66 @@
+import Herald
+
+/// What the three loaders share: joining a running load, reading the state file once, saving
+/// it after each success, and announcing exactly one finished or failed event per load. A
+/// conforming actor supplies the one service call (``fetch(previous:)``).
+protocol StatefulLoader: Loader {
+    var bus: EventBus { get }
+    var store: LoaderStateStore { get }
+    /// The kind named in `LoadFailed` (`timeline`, `tiqav`, `todo`).
+    nonisolated var kind: String { get }
+    var state: LoaderState? { get set }
+    var running: Task<LoadOutcome, Never>? { get set }
+    var writeFailureReported: Bool { get set }
+
+    /// One exchange with the service: the state to keep, the finished event, the outcome.
+    func fetch(previous: LoaderState) async throws -> Fetched
+}
+
+/// A successful fetch.
+struct Fetched: Sendable {
+    var state: LoaderState
+    var event: any Event
+    var outcome: LoadOutcome
+}
+
+extension StatefulLoader {
+    /// Loads once, or joins the load in progress; cancelling the caller cancels the request.
+    func loadOnce() async -> LoadOutcome {
+        let task: Task<LoadOutcome, Never>
+        if let running {
+            task = running
+        } else {
+            task = Task { await self.performLoad() }
+            running = task
+        }
+        return await withTaskCancellationHandler { await task.value } onCancel: { task.cancel() }
+    }
+
+    private func performLoad() async -> LoadOutcome {
+        defer { running = nil }
+        let previous: LoaderState
+        if let state {
+            previous = state
+        } else {
+            previous = await LoaderSupport.readState(id: id, store: store, bus: bus, sender: sender)
+            state = previous
+        }
+        do {
+            let fetched = try await fetch(previous: previous)
+            await save(fetched.state)
+            await LoaderSupport.announce(fetched.event, on: bus, from: sender)
+            return fetched.outcome
+        } catch {
+            let failure = LoadError(error)
+            await LoaderSupport.announce(LoadFailed(loader: id, kind: kind, error: failure), on: bus, from: sender)
+            return .failed(failure)
+        }
+    }
+
+    private func save(_ next: LoaderState) async {
+        state = next
+        guard let event = LoaderSupport.write(next, id: id, to: store), !writeFailureReported else { return }
+        writeFailureReported = true
+        await LoaderSupport.announce(event, on: bus, from: sender)
+    }
+}
