@@ -53,8 +53,10 @@ let package = Package(
             path: "Examples/sandbox-server"
         ),
 
-        .testTarget(name: "HeraldServicesTests", dependencies: ["HeraldServices", "HeraldSandbox"]),
-        .testTarget(name: "HeraldSandboxTests", dependencies: ["HeraldSandbox"]),
+        // Helpers shared by the test targets (curl as a real client).
+        .target(name: "HeraldTestSupport", path: "Tests/HeraldTestSupport"),
+        .testTarget(name: "HeraldServicesTests", dependencies: ["HeraldServices", "HeraldSandbox", "HeraldTestSupport"]),
+        .testTarget(name: "HeraldSandboxTests", dependencies: ["HeraldSandbox", "HeraldTestSupport"]),
 
         .testTarget(name: "HeraldTests", dependencies: ["Herald"]),
         .testTarget(

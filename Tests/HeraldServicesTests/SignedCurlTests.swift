@@ -1,6 +1,7 @@
 import Foundation
 import HeraldSandbox
 import HeraldServices
+import HeraldTestSupport
 import Testing
 
 /// A request signed by Herald's signer but sent by `curl`: the sandbox accepts any client

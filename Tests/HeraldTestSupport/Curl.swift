@@ -1,17 +1,19 @@
 import Foundation
 
+/// Shared by the test targets (a helper, not a test target itself).
+///
 /// Runs the machine's `curl` as a child process: a real client that shares no code with Herald.
-enum Curl {
-    static let path = "/usr/bin/curl"
-    static var isAvailable: Bool { FileManager.default.isExecutableFile(atPath: path) }
+public enum Curl {
+    public static let path = "/usr/bin/curl"
+    public static var isAvailable: Bool { FileManager.default.isExecutableFile(atPath: path) }
 
-    struct Output {
-        var status: Int32
-        var stdout: String
-        var stderr: String
+    public struct Output: Sendable {
+        public var status: Int32
+        public var stdout: String
+        public var stderr: String
     }
 
-    static func run(_ arguments: [String]) async throws -> Output {
+    public static func run(_ arguments: [String]) async throws -> Output {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: path)
         process.arguments = ["--silent", "--show-error", "--max-time", "20"] + arguments
