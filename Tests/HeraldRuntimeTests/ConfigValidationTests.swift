@@ -121,6 +121,11 @@ import Testing
         #expect(ConfigFixtures.issues(Data("[]".utf8)) == ["expected an object, got an array"])
     }
 
+    @Test func aLogFileThatIsADirectoryIsAConfigError() {
+        let object = ConfigFixtures.set(ConfigFixtures.demo, "subscribers.console.output", "/tmp")
+        #expect(ConfigFixtures.issues(object) == [#"subscribers.console.output: "/tmp" is a directory"#])
+    }
+
     @Test func aSyntaxErrorSaysWhere() {
         let issue = ConfigFixtures.issues(Data("{\n  \"state\": \"x\",\n  \"services\": oops\n}\n".utf8)).first ?? ""
         #expect(issue.hasPrefix("not valid JSON"))

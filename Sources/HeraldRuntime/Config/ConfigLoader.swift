@@ -47,6 +47,15 @@ public struct ConfigLoader: Sendable {
         let services = readServices(top["services"], reader)
         let loaders = readLoaders(top["loaders"], services: services, reader)
         let subscribers = readSubscribers(top["subscribers"], reader)
+        // A log file that can never be opened is a configuration error, found before anything starts.
+        for (name, subscriber) in subscribers.sorted(by: { $0.key < $1.key }) {
+            guard case .file(let path) = subscriber.output else { continue }
+            var isDirectory: ObjCBool = false
+            let resolved = Self.resolve(path, against: baseDirectory).path
+            if FileManager.default.fileExists(atPath: resolved, isDirectory: &isDirectory), isDirectory.boolValue {
+                reader.report("subscribers.\(name).output", "\"\(path)\" is a directory")
+            }
+        }
         let sandbox = readSandbox(top["sandbox"], reader)
         guard reader.issues.isEmpty, let services = services.map({ $0.compactMapValues { $0 } }) else {
             throw ConfigError(issues: reader.issues)
