@@ -186,26 +186,23 @@ final class OutputBuffer: Sendable {
             state.nextWaiter += 1
             return state.nextWaiter
         }
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask {
-                await withCheckedContinuation { continuation in
-                    let ready = self.state.withLock { state -> Bool in
-                        if state.closed || state.version != seen { return true }
-                        state.waiters[id] = continuation
-                        return false
-                    }
-                    if ready { continuation.resume() }
-                }
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let ready = self.state.withLock { state -> Bool in
+                if state.closed || state.version != seen { return true }
+                state.waiters[id] = continuation
+                return false
             }
-            group.addTask {
-                try? await ContinuousClock().sleep(until: deadline)
+            if ready {
+                continuation.resume()
+                return
+            }
+            // The bound: wake the waiter at the deadline if nothing arrived by then.
+            let (seconds, attoseconds) = (deadline - ContinuousClock.now).components
+            let delay = max(0, Double(seconds) + Double(attoseconds) / 1e18)
+            DispatchQueue.global().asyncAfter(deadline: .now() + delay) {
                 let waiter = self.state.withLock { $0.waiters.removeValue(forKey: id) }
                 waiter?.resume()
             }
-            await group.next()
-            group.cancelAll()
-            let waiter = self.state.withLock { $0.waiters.removeValue(forKey: id) }
-            waiter?.resume()
         }
     }
 }
