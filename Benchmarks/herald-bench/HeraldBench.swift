@@ -87,6 +87,12 @@ struct HeraldBench {
                      target: 0.8, events: 50_000 * scale,
                      runHerald: { try Workloads.heraldWildcard($0, nonMatching: 1_000) },
                      runBaseline: { try Workloads.heraldWildcard($0, nonMatching: 0) }),
+            // Not in the table: route.wildcard measures the route cache; this one rebuilds
+            // the route from the trie before every publish.
+            Workload(name: "route.churn", herald: "as route.wildcard, route rebuilt each publish",
+                     baseline: "Herald, the 1 alone, rebuilt too", target: 0.8, events: 5_000 * scale,
+                     runHerald: { try Workloads.heraldRouteChurn($0, nonMatching: 1_000) },
+                     runBaseline: { try Workloads.heraldRouteChurn($0, nonMatching: 0) }),
         ].filter { filter == nil || $0.name.hasPrefix(filter!) }
 
         var rows: [Row] = []

@@ -152,6 +152,26 @@ enum Workloads {
         return rate(n, elapsed)
     }
 
+    /// Every publish follows a subscribe and a cancel elsewhere, so its route is rebuilt from the
+    /// trie each time: the cost of matching, not of the route cache.
+    static func heraldRouteChurn(_ n: Int, nonMatching: Int) throws -> Double {
+        let bus = EventBus()
+        let counter = Counter()
+        var tokens: [Subscription] = []
+        for i in 0..<nonMatching {
+            tokens.append(try bus.subscribe(matching: TopicPattern(validating: "loader.\(i).*")) { _ in counter.value += 1 })
+        }
+        tokens.append(try bus.subscribe(matching: "loader.home.*") { envelope in counter.value &+= envelope.sequence == 0 ? 1 : 0 })
+        let start = ContinuousClock.now
+        for i in 0..<n {
+            try bus.subscribe(matching: "elsewhere.>") { _ in }.cancel()
+            try bus.post(Ping(value: i))
+        }
+        let elapsed = ContinuousClock.now - start
+        withExtendedLifetime(tokens) {}
+        return rate(n, elapsed)
+    }
+
     static func rate(_ n: Int, _ elapsed: Duration) -> Double {
         Double(n) / max(elapsed.seconds, 1e-9)
     }
