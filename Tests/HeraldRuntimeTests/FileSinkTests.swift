@@ -1,0 +1,218 @@
+import Foundation
+import Herald
+import HeraldSubscribers
+import Testing
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// An event for the sink to archive.
+struct SinkNote: Event, Hashable {
+    static let topic: Topic = "test.sink.note"
+    var topic: Topic { Self.topic }
+    var text: String
+}
+
+@Suite struct FileSinkTests {
+    static let publishedAt = Date(timeIntervalSince1970: 1_800_000_000.25)
+
+    /// A fresh directory for one test.
+    static func directory() throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("herald-sink-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+
+    static func bus() -> EventBus {
+        EventBus(configuration: .init(clock: { publishedAt }))
+    }
+
+    static func lines(_ path: String) throws -> [String] {
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        #expect(text.isEmpty || text.hasSuffix("\n"), "the file ends with a whole line")
+        return text.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init)
+    }
+
+    static func object(_ line: String) throws -> [String: Any] {
+        try #require(JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+    }
+
+    static func notes(_ path: String) throws -> [String] {
+        try lines(path).compactMap { line in
+            let object = try object(line)
+            guard object["topic"] as? String == SinkNote.topic.name else { return nil }
+            return (object["event"] as? [String: Any])?["text"] as? String
+        }
+    }
+
+    @Test func eachEnvelopeIsOneJSONLineWithMillisecondUTCTime() async throws {
+        let path = try Self.directory().appendingPathComponent("events.jsonl").path
+        let bus = Self.bus()
+        let sink = FileSink(path: path)
+        try sink.start(on: bus)
+        try bus.post(SinkNote(text: "one"), from: "tester")
+        try bus.post(SinkNote(text: "two\nlines"))
+        _ = await bus.shutdown(timeout: .seconds(30))
+        sink.stop()
+
+        let lines = try Self.lines(path)
+        #expect(lines.count == 2)
+        let first = try Self.object(try #require(lines.first))
+        #expect(Set(first.keys) == ["seq", "time", "topic", "sender", "id", "correlation", "event"])
+        #expect(first["time"] as? String == "2027-01-15T08:00:00.250Z")
+        #expect(first["topic"] as? String == "test.sink.note")
+        #expect(first["sender"] as? String == "tester")
+        #expect((first["event"] as? [String: Any])?["text"] as? String == "one")
+        let second = try Self.object(lines[1])
+        #expect((second["seq"] as? Int ?? 0) > (first["seq"] as? Int ?? 0))
+        #expect((second["event"] as? [String: Any])?["text"] as? String == "two\nlines")
+        #expect(sink.statistics.lines == 2)
+    }
+
+    @Test func fileIsCreatedWithMode0600InNewParentDirectories() async throws {
+        let path = try Self.directory().appendingPathComponent("var/archive/events.jsonl").path
+        let bus = Self.bus()
+        let sink = FileSink(path: path, durability: .none)
+        try sink.start(on: bus)
+        try bus.post(SinkNote(text: "hello"))
+        _ = await bus.shutdown(timeout: .seconds(30))
+        sink.stop()
+
+        var info = stat()
+        #expect(stat(path, &info) == 0)
+        #expect(info.st_mode & 0o777 == 0o600)
+        #expect(try Self.notes(path) == ["hello"])
+    }
+
+    @Test func alwaysSyncsEveryLineBeforeItCountsAsDelivered() async throws {
+        let path = try Self.directory().appendingPathComponent("events.jsonl").path
+        let bus = Self.bus()
+        let sink = FileSink(path: path, durability: .always)
+        try sink.start(on: bus)
+        for index in 1...5 { try bus.post(SinkNote(text: "\(index)")) }
+        _ = await bus.shutdown(timeout: .seconds(30))
+
+        // Delivered means written and synced: a second reader sees every line before stop.
+        let reader = try #require(FileHandle(forReadingAtPath: path))
+        let text = String(decoding: try reader.readToEnd() ?? Data(), as: UTF8.self)
+        try reader.close()
+        #expect(text.split(separator: "\n").count == 5)
+        #expect(sink.statistics.syncs == 5)
+        sink.stop()
+        #expect(sink.statistics.syncs == 5, "nothing left to sync at stop")
+    }
+
+    @Test func batchSyncsOnTheClockAndOnStop() async throws {
+        let path = try Self.directory().appendingPathComponent("events.jsonl").path
+        let clock = ManualClock()
+        let bus = Self.bus()
+        let sink = FileSink(path: path, durability: .batch, syncEvery: .milliseconds(100), clock: clock)
+        try sink.start(on: bus)
+        for index in 1...3 { try bus.post(SinkNote(text: "\(index)")) }
+        _ = await bus.shutdown(timeout: .seconds(30))
+        #expect(sink.statistics.lines == 3)
+        #expect(sink.statistics.syncs == 0, "no sync before the period has passed")
+
+        // Given the group commit asleep, when its period passes, then one sync covers all three.
+        await clock.waitForSleepers(1)
+        clock.advance(by: .milliseconds(100))
+        await clock.waitForSleepers(1)
+        #expect(sink.statistics.syncs == 1)
+
+        // A period with nothing written syncs nothing.
+        clock.advance(by: .milliseconds(100))
+        await clock.waitForSleepers(1)
+        #expect(sink.statistics.syncs == 1)
+
+        // Stop syncs what was written since the last period.
+        let envelope = Envelope<any Event>(topic: SinkNote.topic, sender: nil, id: EventID(bus: UUID(), sequence: 99),
+                                           correlationID: EventID(bus: UUID(), sequence: 99),
+                                           timestamp: Self.publishedAt, event: SinkNote(text: "4"))
+        try sink.archive(envelope)
+        sink.stop()
+        #expect(sink.statistics.syncs == 2)
+        #expect(try Self.notes(path) == ["1", "2", "3", "4"])
+    }
+
+    @Test func rotationKeepsExactlyKeepFilesInOrder() async throws {
+        let directory = try Self.directory()
+        let path = directory.appendingPathComponent("events.jsonl").path
+        let bus = Self.bus()
+        // Every line is longer than half the limit, so each file holds one line.
+        let sink = FileSink(path: path, durability: .none, rotation: FileSinkRotation(maxBytes: 300, keep: 2))
+        try sink.start(on: bus)
+        for index in 1...5 { try bus.post(SinkNote(text: "note \(index) " + String(repeating: "x", count: 100))) }
+        _ = await bus.shutdown(timeout: .seconds(30))
+        sink.stop()
+
+        let files = try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()
+        #expect(files == ["events.1.jsonl", "events.2.jsonl", "events.jsonl"])
+        let first = { (path: String) in try Self.notes(path).map { $0.prefix(6) } }
+        #expect(try first(FileSinkRotation.rotatedPath(path, index: 2)) == ["note 3"])
+        #expect(try first(FileSinkRotation.rotatedPath(path, index: 1)) == ["note 4"])
+        #expect(try first(path) == ["note 5"])
+        #expect(sink.statistics.rotations == 4)
+    }
+
+    @Test func rotatedNamesPutTheIndexBeforeTheExtension() {
+        #expect(FileSinkRotation.rotatedPath("var/events.jsonl", index: 2) == "var/events.2.jsonl")
+        #expect(FileSinkRotation.rotatedPath("var.d/events", index: 1) == "var.d/events.1")
+        #expect(FileSinkRotation.rotatedPath(".events", index: 3) == ".events.3")
+    }
+
+    @Test func tornLastLineIsMovedAsideAndReportedKeepingCompleteLines() async throws {
+        let path = try Self.directory().appendingPathComponent("events.jsonl").path
+        let complete = "{\"seq\":1}\n{\"seq\":2}\n"
+        try Data((complete + "{\"seq\":3,\"ti").utf8).write(to: URL(fileURLWithPath: path))
+        let bus = Self.bus()
+        let reports = try bus.events(of: FileSinkTornLine.self)
+        let sink = FileSink(name: "archive", path: path)
+        try sink.start(on: bus)
+        var iterator = reports.makeAsyncIterator()
+        let report = await iterator.next()
+        reports.subscription.cancel()
+        _ = await bus.shutdown(timeout: .seconds(30))
+        sink.stop()
+
+        #expect(report == FileSinkTornLine(sink: "archive", path: path, byteCount: 12, movedTo: path + ".torn",
+                                           keptBytes: complete.utf8.count))
+        #expect(report?.topic == "sink.archive.torn")
+        #expect(sink.statistics.tornLines == 1)
+        #expect(try String(contentsOfFile: path + ".torn", encoding: .utf8) == "{\"seq\":3,\"ti\n")
+        let lines = try Self.lines(path)
+        #expect(Array(lines.prefix(2)) == ["{\"seq\":1}", "{\"seq\":2}"])
+        #expect(lines.count == 3, "the report itself is archived after the kept lines")
+        #expect(try Self.object(lines[2])["topic"] as? String == "sink.archive.torn")
+    }
+
+    @Test func unwritablePathFailsOnTheBusAndTheSinkRecovers() async throws {
+        let directory = try Self.directory()
+        // A regular file where a directory should be: unwritable even for root.
+        let blocker = directory.appendingPathComponent("blocked")
+        try Data("not a directory".utf8).write(to: blocker)
+        let path = blocker.appendingPathComponent("events.jsonl").path
+        let bus = Self.bus()
+        let failures = try bus.events(of: SubscriberFailed.self)
+        let sink = FileSink(name: "archive", path: path, durability: .always)
+        try sink.start(on: bus)
+        try bus.post(SinkNote(text: "lost"))
+
+        var iterator = failures.makeAsyncIterator()
+        let failure = try #require(await iterator.next())
+        #expect(failure.subscription == "archive")
+        #expect(failure.eventTopic == SinkNote.topic)
+        #expect(failure.error.contains("file sink"), "a clear reason: \(failure.error)")
+        #expect(failure.error.contains("blocked"), "names the path: \(failure.error)")
+        failures.subscription.cancel()
+
+        // When the path becomes writable, the next event is archived.
+        try FileManager.default.removeItem(at: blocker)
+        try bus.post(SinkNote(text: "kept"))
+        _ = await bus.shutdown(timeout: .seconds(30))
+        sink.stop()
+        #expect(try Self.notes(path) == ["kept"])
+        #expect(sink.statistics.failures >= 1)
+    }
+}
