@@ -112,15 +112,23 @@ public final class FileSink: Sendable {
                     state.dirty = false
                     state.statistics.rotations += 1
                 }
+                let before = file.size
                 try file.append(line)
+                if durability == .always {
+                    do throws(FileSinkError) {
+                        try file.sync()
+                    } catch {
+                        // Not on the disk, so not delivered: take the line back, and the
+                        // event is reported failed rather than half-kept.
+                        file.truncate(to: before)
+                        throw error
+                    }
+                    state.statistics.syncs += 1
+                } else {
+                    state.dirty = true
+                }
                 state.statistics.lines += 1
                 state.statistics.bytes += line.count
-                state.dirty = true
-                if durability == .always {
-                    try file.sync()
-                    state.dirty = false
-                    state.statistics.syncs += 1
-                }
             } catch {
                 Self.fail(&state, error)
                 throw error

@@ -1,4 +1,3 @@
-import Foundation
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -47,17 +46,15 @@ struct JSONLinesFile {
         }
     }
 
+    /// `mkdir -p` of the parent with mode 0700, so the error names the component that failed.
     private static func createParentDirectories(of path: String) throws(FileSinkError) {
         guard let slash = path.lastIndex(of: "/"), slash != path.startIndex else { return }
-        let directory = String(path[..<slash])
-        var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue { return }
-        do {
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
-                                                    attributes: [.posixPermissions: 0o700])
-        } catch {
-            let code = ((error as NSError).userInfo[NSUnderlyingErrorKey] as? NSError)?.code
-            throw FileSinkError(.createDirectory, path: directory, errorNumber: Int32(code ?? Int(ENOTDIR)))
+        let directory = path[..<slash]
+        var prefix = directory.hasPrefix("/") ? "/" : ""
+        for component in directory.split(separator: "/") {
+            prefix += component
+            if mkdir(prefix, 0o700) != 0, errno != EEXIST { throw FileSinkError.system(.createDirectory, path: prefix) }
+            prefix += "/"
         }
     }
 
@@ -79,6 +76,13 @@ struct JSONLinesFile {
             : FileSinkError(.shortWrite(written: written, expected: line.count), path: path)
         if written > 0 { _ = ftruncate(descriptor, off_t(size)) }
         throw error
+    }
+
+    /// Cuts the file back to `size` bytes (best effort: a failure leaves a whole line, which
+    /// the caller has already reported as failed).
+    mutating func truncate(to size: Int) {
+        guard size < self.size, ftruncate(descriptor, off_t(size)) == 0 else { return }
+        self.size = size
     }
 
     /// Forces the file's data to the disk.

@@ -204,7 +204,7 @@ struct SinkNote: Event, Hashable {
         #expect(failure.subscription == "archive")
         #expect(failure.eventTopic == SinkNote.topic)
         #expect(failure.error.contains("file sink"), "a clear reason: \(failure.error)")
-        #expect(failure.error.contains("blocked"), "names the path: \(failure.error)")
+        #expect(failure.error.contains("blocked/events.jsonl: Not a directory"), "names the path and why: \(failure.error)")
         failures.subscription.cancel()
 
         // When the path becomes writable, the next event is archived.
@@ -214,5 +214,26 @@ struct SinkNote: Event, Hashable {
         sink.stop()
         #expect(try Self.notes(path) == ["kept"])
         #expect(sink.statistics.failures >= 1)
+    }
+
+    @Test func diskFullFailsOnTheBusAndTheSinkKeepsGoing() async throws {
+        // /dev/full answers every write with ENOSPC.
+        let bus = Self.bus()
+        let failures = try bus.events(of: SubscriberFailed.self)
+        let sink = FileSink(name: "full", path: "/dev/full", durability: .none)
+        try sink.start(on: bus)
+        try bus.post(SinkNote(text: "one"))
+        try bus.post(SinkNote(text: "two"))
+
+        var iterator = failures.makeAsyncIterator()
+        let first = try #require(await iterator.next())
+        let second = try #require(await iterator.next())
+        failures.subscription.cancel()
+        _ = await bus.shutdown(timeout: .seconds(30))
+        sink.stop()
+        #expect([first.subscription, second.subscription] == ["full", "full"])
+        #expect(first.error.contains("/dev/full") && first.error.contains("errno \(ENOSPC)"), "\(first.error)")
+        #expect(second.eventSequence > first.eventSequence, "every event is tried again")
+        #expect(sink.statistics.lines == 0)
     }
 }
