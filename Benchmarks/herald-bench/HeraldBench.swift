@@ -87,6 +87,14 @@ struct HeraldBench {
                      target: 0.8, events: 50_000 * scale,
                      runHerald: { try Workloads.heraldWildcard($0, nonMatching: 1_000) },
                      runBaseline: { try Workloads.heraldWildcard($0, nonMatching: 0) }),
+            Workload(name: "sink.file", herald: "FileSink, durability batch",
+                     baseline: "JSONEncoder + FileHandle.write per event", target: 5, events: 10_000 * scale,
+                     runHerald: { try await Workloads.heraldFileSink($0, durability: .batch) },
+                     runBaseline: { try Workloads.fileHandlePerEvent($0) }),
+            Workload(name: "sink.file.none", herald: "FileSink, durability none",
+                     baseline: "JSONEncoder + FileHandle.write per event", target: 1, events: 10_000 * scale,
+                     runHerald: { try await Workloads.heraldFileSink($0, durability: .none) },
+                     runBaseline: { try Workloads.fileHandlePerEvent($0) }),
         ].filter { filter == nil || $0.name.hasPrefix(filter!) }
 
         var rows: [Row] = []
