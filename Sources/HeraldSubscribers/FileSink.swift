@@ -94,14 +94,15 @@ public final class FileSink: Sendable {
     /// - Throws: ``FileSinkError``; nothing partial stays in the file and the next call retries.
     @discardableResult
     public func archive(_ envelope: Envelope<any Event>) throws(FileSinkError) -> FileSinkTornLine? {
-        let line: [UInt8]
-        do {
-            line = try state.withLock { state in Array(try state.encoder.encode(envelope)) } + [UInt8(ascii: "\n")]
-        } catch {
-            throw FileSinkError(.encode("\(error)"), path: path)
-        }
         let (rotation, durability) = (rotation, durability)
         return try state.withLock { state throws(FileSinkError) -> FileSinkTornLine? in
+            var line: [UInt8]
+            do {
+                line = Array(try state.encoder.encode(envelope))
+            } catch {
+                throw FileSinkError(.encode("\(error)"), path: path)
+            }
+            line.append(UInt8(ascii: "\n"))
             let torn = try open(&state)
             do throws(FileSinkError) {
                 guard var file = state.file else { return torn }

@@ -36,6 +36,7 @@ public struct FileSinkError: Error, Hashable, Sendable, CustomStringConvertible 
         FileSinkError(code, path: path, errorNumber: errno)
     }
 
+    /// One line naming the operation, the path and the system's reason.
     public var description: String {
         let what: String
         switch code {

@@ -15,6 +15,7 @@ public struct FileSinkTornLine: Event, Hashable {
     /// The size of the archive after the repair, in bytes.
     public var keptBytes: Int
 
+    /// `sink.<name>.torn`.
     public var topic: Topic { Topic(stringLiteral: "sink.\(sink).torn") }
 
     /// A report from its parts.
