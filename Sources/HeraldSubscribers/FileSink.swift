@@ -96,13 +96,12 @@ public final class FileSink: Sendable {
     public func archive(_ envelope: Envelope<any Event>) throws(FileSinkError) -> FileSinkTornLine? {
         let (rotation, durability) = (rotation, durability)
         return try state.withLock { state throws(FileSinkError) -> FileSinkTornLine? in
-            var line: [UInt8]
+            let line: [UInt8]
             do {
-                line = Array(try state.encoder.encode(envelope))
+                line = try state.encoder.line(for: envelope)
             } catch {
                 throw FileSinkError(.encode("\(error)"), path: path)
             }
-            line.append(UInt8(ascii: "\n"))
             let torn = try open(&state)
             do throws(FileSinkError) {
                 guard var file = state.file else { return torn }
@@ -164,15 +163,7 @@ public final class FileSink: Sendable {
         var file: JSONLinesFile?
         var dirty = false
         var statistics = Statistics()
-        let encoder: JSONEncoder = {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.withoutEscapingSlashes]
-            encoder.dateEncodingStrategy = .custom { date, encoder in
-                var container = encoder.singleValueContainer()
-                try container.encode(Date.ISO8601FormatStyle(includingFractionalSeconds: true).format(date))
-            }
-            return encoder
-        }()
+        var encoder = EnvelopeLineEncoder()
     }
 
     private func open() throws(FileSinkError) -> FileSinkTornLine? {

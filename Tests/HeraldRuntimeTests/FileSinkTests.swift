@@ -236,4 +236,36 @@ struct SinkNote: Event, Hashable {
         #expect(second.eventSequence > first.eventSequence, "every event is tried again")
         #expect(sink.statistics.lines == 0)
     }
+
+    @Test func linesAreTheEnvelopesOwnEncodingWithMillisecondDates() async throws {
+        let path = try Self.directory().appendingPathComponent("events.jsonl").path
+        let sink = FileSink(path: path, durability: .none)
+        let busID = UUID()
+        let times = [0, 1_800_000_000.25, 1_800_000_059.999, -0.5, 253_402_300_799.001]
+        let senders: [Sender?] = [nil, "loader.home", "quote \" back \\ nl \n tab \t bell \u{7} é 🙂 /"]
+        var envelopes: [Envelope<any Event>] = []
+        for (index, time) in times.enumerated() {
+            let id = EventID(bus: busID, sequence: UInt64(index + 1))
+            envelopes.append(Envelope(topic: SinkNote.topic, sender: senders[index % senders.count], id: id,
+                                      correlationID: EventID(bus: UUID(), sequence: 7),
+                                      timestamp: Date(timeIntervalSince1970: time), event: SinkNote(text: "n\(index) \"x\"\n")))
+        }
+        for envelope in envelopes { try sink.archive(envelope) }
+        sink.stop()
+
+        let reference = JSONEncoder()
+        reference.dateEncodingStrategy = .custom { date, encoder in
+            var container = encoder.singleValueContainer()
+            try container.encode(Date.ISO8601FormatStyle(includingFractionalSeconds: true).format(date))
+        }
+        let lines = try Self.lines(path)
+        #expect(lines.count == envelopes.count)
+        for (line, envelope) in zip(lines, envelopes) {
+            let written = try #require(JSONSerialization.jsonObject(with: Data(line.utf8)) as? NSDictionary)
+            let expected = try #require(JSONSerialization.jsonObject(with: reference.encode(envelope)) as? NSDictionary)
+            #expect(written == expected, "\(line)")
+        }
+        #expect(try Self.object(lines[1])["time"] as? String == "2027-01-15T08:00:00.250Z")
+        #expect(try Self.object(lines[3])["time"] as? String == "1969-12-31T23:59:59.500Z")
+    }
 }
