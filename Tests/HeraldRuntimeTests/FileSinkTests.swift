@@ -268,4 +268,53 @@ struct SinkNote: Event, Hashable {
         #expect(try Self.object(lines[1])["time"] as? String == "2027-01-15T08:00:00.250Z")
         #expect(try Self.object(lines[3])["time"] as? String == "1969-12-31T23:59:59.500Z")
     }
+
+    static func envelope(_ sequence: UInt64, _ text: String) -> Envelope<any Event> {
+        let id = EventID(bus: UUID(), sequence: sequence)
+        return Envelope(topic: SinkNote.topic, sender: nil, id: id, correlationID: id, timestamp: publishedAt,
+                        event: SinkNote(text: text))
+    }
+
+    @Test func aFileWithNoNewlineAtAllIsMovedAsideWhole() throws {
+        let path = try Self.directory().appendingPathComponent("events.jsonl").path
+        try Data("{\"seq\":1,".utf8).write(to: URL(fileURLWithPath: path))
+        let sink = FileSink(path: path, durability: .none)
+        let report = try sink.archive(Self.envelope(2, "after"))
+        sink.stop()
+        #expect(report?.byteCount == 9)
+        #expect(report?.keptBytes == 0)
+        #expect(try String(contentsOfFile: path + ".torn", encoding: .utf8) == "{\"seq\":1,\n")
+        #expect(try Self.notes(path) == ["after"])
+    }
+
+    @Test func reopeningAppendsAfterCompleteLinesWithoutAReport() throws {
+        let path = try Self.directory().appendingPathComponent("events.jsonl").path
+        let first = FileSink(path: path, durability: .none)
+        #expect(try first.archive(Self.envelope(1, "one")) == nil)
+        first.stop()
+        let second = FileSink(path: path, durability: .none)
+        #expect(try second.archive(Self.envelope(2, "two")) == nil)
+        second.stop()
+        #expect(try Self.notes(path) == ["one", "two"])
+        #expect(!FileManager.default.fileExists(atPath: path + ".torn"))
+    }
+
+    @Test func noneNeverSyncsEvenOnStop() throws {
+        let path = try Self.directory().appendingPathComponent("events.jsonl").path
+        let sink = FileSink(path: path, durability: .none)
+        for sequence in 1...3 { try sink.archive(Self.envelope(UInt64(sequence), "\(sequence)")) }
+        sink.stop()
+        #expect(sink.statistics.syncs == 0)
+        #expect(sink.statistics.lines == 3)
+    }
+
+    @Test func rotationWithKeepZeroKeepsOnlyTheLiveFile() throws {
+        let directory = try Self.directory()
+        let path = directory.appendingPathComponent("events.jsonl").path
+        let sink = FileSink(path: path, durability: .none, rotation: FileSinkRotation(maxBytes: 1, keep: 0))
+        for sequence in 1...3 { try sink.archive(Self.envelope(UInt64(sequence), "\(sequence)")) }
+        sink.stop()
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["events.jsonl"])
+        #expect(try Self.notes(path) == ["3"], "a line longer than maxBytes is still written whole")
+    }
 }
