@@ -26,7 +26,8 @@ public final class FileSink: Sendable {
     public let patterns: [TopicPattern]
     /// When lines are forced to the disk.
     public let durability: FileSinkDurability
-    /// The shortest time between two group commits under ``FileSinkDurability/batch``.
+    /// The shortest time between two group commits under ``FileSinkDurability/batch``
+    /// (at least 1 ms).
     public let syncEvery: Duration
     /// Size-based rotation, if any.
     public let rotation: FileSinkRotation?
@@ -47,7 +48,8 @@ public final class FileSink: Sendable {
         self.path = path
         self.patterns = patterns
         self.durability = durability
-        self.syncEvery = syncEvery
+        // A zero period would make the group commit spin.
+        self.syncEvery = max(syncEvery, .milliseconds(1))
         self.rotation = rotation
         self.clock = clock
         self.state = Mutex(State())
@@ -108,7 +110,8 @@ public final class FileSink: Sendable {
                 state.file = nil
                 defer { state.file = file }
                 if let rotation, file.size > 0, file.size + line.count > rotation.maxBytes {
-                    try file.rotate(keep: rotation.keep)
+                    // A decoded policy skips the initializer's clamping.
+                    try file.rotate(keep: max(0, rotation.keep))
                     state.dirty = false
                     state.statistics.rotations += 1
                 }
