@@ -14,6 +14,8 @@ struct JSONLinesFile {
     private(set) var descriptor: Int32
     /// The file's size, which is where the next line starts.
     var size: Int
+    /// The `write(2)` used for lines; tests swap it to force short writes.
+    var writeLine: (Int32, UnsafeRawBufferPointer) -> Int = { systemWrite($0, $1.baseAddress, $1.count) }
 
     /// Opens (creating with mode 0600, and its parent directories) the archive at `path`, and
     /// repairs a torn last line.
@@ -65,7 +67,7 @@ struct JSONLinesFile {
     mutating func append(_ line: [UInt8]) throws(FileSinkError) {
         var written = -1
         repeat {
-            written = line.withUnsafeBytes { systemWrite(descriptor, $0.baseAddress, $0.count) }
+            written = line.withUnsafeBytes { writeLine(descriptor, $0) }
         } while written < 0 && errno == EINTR
         if written == line.count {
             size += written
