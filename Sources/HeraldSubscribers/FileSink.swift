@@ -65,9 +65,12 @@ public final class FileSink: Sendable {
     ///
     /// - Throws: ``EventBusError`` when the bus refuses the subscription.
     public func start(on bus: EventBus) throws(EventBusError) {
-        let token = try bus.subscribe(matching: .all, name: name, delivery: .queued(capacity: 4096, overflow: .wait)) {
+        // One pattern is routed by the bus; several share one subscription (one mailbox keeps
+        // the lines in publication order) and are checked here.
+        let (pattern, filters): (TopicPattern, [TopicPattern]?) = patterns.count == 1 ? (patterns[0], nil) : (.all, patterns)
+        let token = try bus.subscribe(matching: pattern, name: name, delivery: .queued(capacity: 4096, overflow: .wait)) {
             [self, weak bus] envelope in
-            guard patterns.contains(where: { $0.matches(envelope.topic) }) else { return }
+            if let filters, !filters.contains(where: { $0.matches(envelope.topic) }) { return }
             if let torn = try archive(envelope) { _ = try? bus?.post(torn) }
         }
         subscription.withLock { $0 = token }

@@ -317,4 +317,18 @@ struct SinkNote: Event, Hashable {
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["events.jsonl"])
         #expect(try Self.notes(path) == ["3"], "a line longer than maxBytes is still written whole")
     }
+
+    @Test(arguments: [[TopicPattern("test.sink.*")], ["nothing.here", "test.sink.>"]])
+    func onlyTopicsMatchingThePatternsAreArchived(patterns: [TopicPattern]) async throws {
+        let path = try Self.directory().appendingPathComponent("events.jsonl").path
+        let bus = Self.bus()
+        let sink = FileSink(path: path, patterns: patterns, durability: .none)
+        try sink.start(on: bus)
+        try bus.post(SinkNote(text: "kept"))
+        try bus.post(FileSinkTornLine(sink: "other", path: "x", byteCount: 1, movedTo: "x.torn", keptBytes: 0))
+        _ = await bus.shutdown(timeout: .seconds(30))
+        sink.stop()
+        #expect(try Self.lines(path).count == 1)
+        #expect(try Self.notes(path) == ["kept"])
+    }
 }
