@@ -196,6 +196,9 @@ public final class FileSink: Sendable {
     private static func fail(_ state: inout State, _ error: FileSinkError) {
         state.statistics.failures += 1
         state.statistics.lastError = error
+        // Lines written before the failure still deserve their sync (a write refused for lack
+        // of space leaves the earlier ones intact); best effort, the error is already reported.
+        if state.dirty, let file = state.file, (try? file.sync()) != nil { state.statistics.syncs += 1 }
         state.file?.close()
         state.file = nil
         state.dirty = false
