@@ -48,7 +48,9 @@ struct SinkNote: Event, Hashable {
     }
 
     @Test func eachEnvelopeIsOneJSONLineWithMillisecondUTCTime() async throws {
-        let path = try Self.directory().appendingPathComponent("events.jsonl").path
+        let directory = try Self.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("events.jsonl").path
         let bus = Self.bus()
         let sink = FileSink(path: path)
         try sink.start(on: bus)
@@ -72,7 +74,9 @@ struct SinkNote: Event, Hashable {
     }
 
     @Test func fileIsCreatedWithMode0600InNewParentDirectories() async throws {
-        let path = try Self.directory().appendingPathComponent("var/archive/events.jsonl").path
+        let directory = try Self.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("var/archive/events.jsonl").path
         let bus = Self.bus()
         let sink = FileSink(path: path, durability: .none)
         try sink.start(on: bus)
@@ -87,7 +91,9 @@ struct SinkNote: Event, Hashable {
     }
 
     @Test func alwaysSyncsEveryLineBeforeItCountsAsDelivered() async throws {
-        let path = try Self.directory().appendingPathComponent("events.jsonl").path
+        let directory = try Self.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("events.jsonl").path
         let bus = Self.bus()
         let sink = FileSink(path: path, durability: .always)
         try sink.start(on: bus)
@@ -105,7 +111,9 @@ struct SinkNote: Event, Hashable {
     }
 
     @Test func batchSyncsOnTheClockAndOnStop() async throws {
-        let path = try Self.directory().appendingPathComponent("events.jsonl").path
+        let directory = try Self.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("events.jsonl").path
         let clock = ManualClock()
         let bus = Self.bus()
         let sink = FileSink(path: path, durability: .batch, syncEvery: .milliseconds(100), clock: clock)
@@ -138,6 +146,7 @@ struct SinkNote: Event, Hashable {
 
     @Test func rotationKeepsExactlyKeepFilesInOrder() async throws {
         let directory = try Self.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
         let path = directory.appendingPathComponent("events.jsonl").path
         let bus = Self.bus()
         // Every line is longer than half the limit, so each file holds one line.
@@ -163,7 +172,9 @@ struct SinkNote: Event, Hashable {
     }
 
     @Test func tornLastLineIsMovedAsideAndReportedKeepingCompleteLines() async throws {
-        let path = try Self.directory().appendingPathComponent("events.jsonl").path
+        let directory = try Self.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("events.jsonl").path
         let complete = "{\"seq\":1}\n{\"seq\":2}\n"
         try Data((complete + "{\"seq\":3,\"ti").utf8).write(to: URL(fileURLWithPath: path))
         let bus = Self.bus()
@@ -189,6 +200,7 @@ struct SinkNote: Event, Hashable {
 
     @Test func unwritablePathFailsOnTheBusAndTheSinkRecovers() async throws {
         let directory = try Self.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
         // A regular file where a directory should be: unwritable even for root.
         let blocker = directory.appendingPathComponent("blocked")
         try Data("not a directory".utf8).write(to: blocker)
@@ -238,7 +250,9 @@ struct SinkNote: Event, Hashable {
     }
 
     @Test func linesAreTheEnvelopesOwnEncodingWithMillisecondDates() async throws {
-        let path = try Self.directory().appendingPathComponent("events.jsonl").path
+        let directory = try Self.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("events.jsonl").path
         let sink = FileSink(path: path, durability: .none)
         let busID = UUID()
         let times = [0, 1_800_000_000.25, 1_800_000_059.999, -0.5, 253_402_300_799.001]
@@ -276,7 +290,9 @@ struct SinkNote: Event, Hashable {
     }
 
     @Test func aFileWithNoNewlineAtAllIsMovedAsideWhole() throws {
-        let path = try Self.directory().appendingPathComponent("events.jsonl").path
+        let directory = try Self.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("events.jsonl").path
         try Data("{\"seq\":1,".utf8).write(to: URL(fileURLWithPath: path))
         let sink = FileSink(path: path, durability: .none)
         let report = try sink.archive(Self.envelope(2, "after"))
@@ -288,7 +304,9 @@ struct SinkNote: Event, Hashable {
     }
 
     @Test func reopeningAppendsAfterCompleteLinesWithoutAReport() throws {
-        let path = try Self.directory().appendingPathComponent("events.jsonl").path
+        let directory = try Self.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("events.jsonl").path
         let first = FileSink(path: path, durability: .none)
         #expect(try first.archive(Self.envelope(1, "one")) == nil)
         first.stop()
@@ -300,7 +318,9 @@ struct SinkNote: Event, Hashable {
     }
 
     @Test func noneNeverSyncsEvenOnStop() throws {
-        let path = try Self.directory().appendingPathComponent("events.jsonl").path
+        let directory = try Self.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("events.jsonl").path
         let sink = FileSink(path: path, durability: .none)
         for sequence in 1...3 { try sink.archive(Self.envelope(UInt64(sequence), "\(sequence)")) }
         sink.stop()
@@ -310,6 +330,7 @@ struct SinkNote: Event, Hashable {
 
     @Test func rotationWithKeepZeroKeepsOnlyTheLiveFile() throws {
         let directory = try Self.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
         let path = directory.appendingPathComponent("events.jsonl").path
         let sink = FileSink(path: path, durability: .none, rotation: FileSinkRotation(maxBytes: 1, keep: 0))
         for sequence in 1...3 { try sink.archive(Self.envelope(UInt64(sequence), "\(sequence)")) }
@@ -320,7 +341,9 @@ struct SinkNote: Event, Hashable {
 
     @Test(arguments: [[TopicPattern("test.sink.*")], ["nothing.here", "test.sink.>"]])
     func onlyTopicsMatchingThePatternsAreArchived(patterns: [TopicPattern]) async throws {
-        let path = try Self.directory().appendingPathComponent("events.jsonl").path
+        let directory = try Self.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("events.jsonl").path
         let bus = Self.bus()
         let sink = FileSink(path: path, patterns: patterns, durability: .none)
         try sink.start(on: bus)

@@ -4,7 +4,9 @@ import Testing
 
 @Suite struct JSONLinesFileTests {
     @Test func aShortWriteIsRolledBackAndTheNextLineLandsWhole() throws {
-        let path = try FileSinkTests.directory().appendingPathComponent("events.jsonl").path
+        let directory = try FileSinkTests.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("events.jsonl").path
         var (file, repair) = try JSONLinesFile.open(path: path)
         defer { file.close() }
         #expect(repair == nil)
