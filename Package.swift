@@ -28,7 +28,7 @@ let package = Package(
         // Side-by-side benchmarks against Foundation and the standard library.
         .executableTarget(
             name: "herald-bench",
-            dependencies: ["Herald"],
+            dependencies: ["Herald", "HeraldSubscribers"],
             path: "Benchmarks/herald-bench"
         ),
 

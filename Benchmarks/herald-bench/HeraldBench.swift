@@ -93,6 +93,14 @@ struct HeraldBench {
                      baseline: "Herald, the 1 alone, rebuilt too", target: 0.8, events: 5_000 * scale,
                      runHerald: { try Workloads.heraldRouteChurn($0, nonMatching: 1_000) },
                      runBaseline: { try Workloads.heraldRouteChurn($0, nonMatching: 0) }),
+            Workload(name: "sink.file", herald: "FileSink, durability batch",
+                     baseline: "JSONEncoder + FileHandle.write per event", target: 5, events: 10_000 * scale,
+                     runHerald: { try await Workloads.heraldFileSink($0, durability: .batch) },
+                     runBaseline: { try Workloads.fileHandlePerEvent($0) }),
+            Workload(name: "sink.file.none", herald: "FileSink, durability none",
+                     baseline: "JSONEncoder + FileHandle.write per event", target: 1, events: 10_000 * scale,
+                     runHerald: { try await Workloads.heraldFileSink($0, durability: .none) },
+                     runBaseline: { try Workloads.fileHandlePerEvent($0) }),
         ].filter { filter == nil || $0.name.hasPrefix(filter!) }
 
         var rows: [Row] = []

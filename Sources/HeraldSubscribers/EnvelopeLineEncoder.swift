@@ -1,0 +1,116 @@
+import Foundation
+import Herald
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Turns an envelope into one JSON line: the same object `Envelope.encode(to:)` describes
+/// (`seq`, `time`, `topic`, `sender`, `id`, `correlation`, `event`), with `time` (and every date
+/// in the event) in ISO 8601 UTC with milliseconds.
+///
+/// The envelope's own fields are written by hand, with the bus id's text and the current
+/// second's timestamp cached; only the event goes through `JSONEncoder`. This is the sink's
+/// hot path. Not thread-safe: ``FileSink`` keeps it behind its lock.
+struct EnvelopeLineEncoder {
+    private let encoder: JSONEncoder
+    private var busID: UUID?
+    private var busText: [UInt8] = []
+    private var second = Int.min
+    private var secondText: [UInt8] = []
+
+    init() {
+        encoder = JSONEncoder()
+        encoder.outputFormatting = [.withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .custom { date, encoder in
+            var container = encoder.singleValueContainer()
+            try container.encode(Date.ISO8601FormatStyle(includingFractionalSeconds: true).format(date))
+        }
+    }
+
+    /// The line for `envelope`, newline included.
+    mutating func line(for envelope: Envelope<any Event>) throws -> [UInt8] {
+        let payload: any Event = envelope.event
+        let event = try encode(payload)
+        var line: [UInt8] = []
+        line.reserveCapacity(event.count + 256)
+        line += #"{"seq":"#.utf8
+        line += String(envelope.sequence).utf8
+        line += #","time":""#.utf8
+        appendTime(envelope.timestamp, to: &line)
+        line += #"","topic":"#.utf8
+        Self.appendString(envelope.topic.name, to: &line)
+        if let sender = envelope.sender {
+            line += #","sender":"#.utf8
+            Self.appendString(sender.id, to: &line)
+        }
+        line += #","id":"#.utf8
+        appendID(envelope.id, to: &line)
+        line += #","correlation":"#.utf8
+        appendID(envelope.correlationID, to: &line)
+        line += #","event":"#.utf8
+        line += event
+        line += "}\n".utf8
+        return line
+    }
+
+    private func encode<E: Event>(_ event: E) throws -> Data { try encoder.encode(event) }
+
+    private mutating func appendID(_ id: EventID, to line: inout [UInt8]) {
+        if id.bus != busID {
+            busID = id.bus
+            busText = Array(id.bus.uuidString.lowercased().utf8)
+        }
+        line.append(UInt8(ascii: "\""))
+        line += busText
+        line.append(UInt8(ascii: ":"))
+        line += String(id.sequence).utf8
+        line.append(UInt8(ascii: "\""))
+    }
+
+    /// `yyyy-MM-ddTHH:mm:ss.SSSZ`, formatted once per second.
+    private mutating func appendTime(_ date: Date, to line: inout [UInt8]) {
+        let milliseconds = Int((date.timeIntervalSince1970 * 1000).rounded(.down))
+        let (second, millisecond) = milliseconds.quotientAndRemainder(dividingBy: 1000)
+        let (wholeSecond, fraction) = millisecond < 0 ? (second - 1, millisecond + 1000) : (second, millisecond)
+        if wholeSecond != self.second {
+            self.second = wholeSecond
+            secondText = Self.secondText(wholeSecond)
+        }
+        line += secondText
+        line.append(UInt8(ascii: "."))
+        line.append(UInt8(ascii: "0") + UInt8(fraction / 100))
+        line.append(UInt8(ascii: "0") + UInt8(fraction / 10 % 10))
+        line.append(UInt8(ascii: "0") + UInt8(fraction % 10))
+        line.append(UInt8(ascii: "Z"))
+    }
+
+    private static func secondText(_ second: Int) -> [UInt8] {
+        var time = time_t(second)
+        var parts = tm()
+        guard gmtime_r(&time, &parts) != nil else { return Array("1970-01-01T00:00:00".utf8) }
+        func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        let year = Int(parts.tm_year) + 1900
+        let yearText = year >= 0 && year < 1000 ? String(repeating: "0", count: 4 - String(year).count) + "\(year)" : "\(year)"
+        return Array("\(yearText)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))T\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec))".utf8)
+    }
+
+    /// A JSON string literal: quotes, backslashes and control characters escaped, the rest as UTF-8.
+    static func appendString(_ text: String, to line: inout [UInt8]) {
+        let hex = Array("0123456789abcdef".utf8)
+        line.append(UInt8(ascii: "\""))
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): line += #"\""#.utf8
+            case UInt8(ascii: "\\"): line += #"\\"#.utf8
+            case UInt8(ascii: "\n"): line += #"\n"#.utf8
+            case UInt8(ascii: "\r"): line += #"\r"#.utf8
+            case UInt8(ascii: "\t"): line += #"\t"#.utf8
+            case 0..<0x20: line += #"\u00"#.utf8 + [hex[Int(byte >> 4)], hex[Int(byte & 0xF)]]
+            default: line.append(byte)
+            }
+        }
+        line.append(UInt8(ascii: "\""))
+    }
+}

@@ -1,0 +1,230 @@
+import Foundation
+import Herald
+import Synchronization
+
+/// Archives bus events to a JSON Lines file: one envelope per line (`seq`, `time` in ISO 8601
+/// UTC with milliseconds, `topic`, `sender`, `id`, `correlation`, `event`).
+///
+/// Guarantees:
+/// - each line goes out in one `write(2)` on an `O_APPEND` descriptor; a failed or short write
+///   is rolled back, so the file holds only whole lines;
+/// - the file is created with mode 0600, its parent directories with 0700;
+/// - a torn last line found at open (a crash mid-write) is moved to `<path>.torn` and reported
+///   on `sink.<name>.torn` (``FileSinkTornLine``); every complete line is kept;
+/// - ``durability`` decides when lines reach the disk (see ``FileSinkDurability``);
+/// - an error (unwritable path, disk full, EIO) is thrown by the handler, so the bus publishes
+///   `bus.subscriber.failed`; the file is reopened for the next event.
+///
+/// It subscribes once with a queued mailbox, so file I/O never runs on a publisher and lines
+/// come in publication order. Library code: it never prints and never traps.
+public final class FileSink: Sendable {
+    /// Its name on the bus (stats, failure events, `sink.<name>.torn`).
+    public let name: String
+    /// The archive's path (`var/events.jsonl`).
+    public let path: String
+    /// The topics it archives.
+    public let patterns: [TopicPattern]
+    /// When lines are forced to the disk.
+    public let durability: FileSinkDurability
+    /// The shortest time between two group commits under ``FileSinkDurability/batch``
+    /// (at least 1 ms).
+    public let syncEvery: Duration
+    /// Size-based rotation, if any.
+    public let rotation: FileSinkRotation?
+    private let clock: any Clock<Duration>
+    private let state: Mutex<State>
+    private let subscription = Mutex<Subscription?>(nil)
+    private let syncTask = Mutex<Task<Void, Never>?>(nil)
+
+    /// Creates a sink; nothing is opened or written until ``start(on:)`` or ``archive(_:)``.
+    ///
+    /// - Parameters:
+    ///   - syncEvery: the group-commit period for ``FileSinkDurability/batch`` (100 ms by default).
+    ///   - clock: the clock the group commit sleeps on (a manual clock in tests).
+    public init(name: String = "file", path: String, patterns: [TopicPattern] = [.all],
+                durability: FileSinkDurability = .batch, syncEvery: Duration = .milliseconds(100),
+                rotation: FileSinkRotation? = nil, clock: any Clock<Duration> = ContinuousClock()) {
+        self.name = name
+        self.path = path
+        self.patterns = patterns
+        self.durability = durability
+        // A zero period would make the group commit spin.
+        self.syncEvery = max(syncEvery, .milliseconds(1))
+        self.rotation = rotation
+        self.clock = clock
+        self.state = Mutex(State())
+    }
+
+    deinit {
+        state.withLock { $0.file?.close() }
+    }
+
+    /// Opens the file (repairing a torn last line, reported on the bus) and subscribes to `bus`;
+    /// lines flow until ``stop()`` or the bus shuts down. A file that cannot be opened yet is not
+    /// an error here: each event retries, and fails as `bus.subscriber.failed`.
+    ///
+    /// - Throws: ``EventBusError`` when the bus refuses the subscription.
+    public func start(on bus: EventBus) throws(EventBusError) {
+        // One pattern is routed by the bus; several share one subscription (one mailbox keeps
+        // the lines in publication order) and are checked here.
+        let (pattern, filters): (TopicPattern, [TopicPattern]?) = patterns.count == 1 ? (patterns[0], nil) : (.all, patterns)
+        let token = try bus.subscribe(matching: pattern, name: name, delivery: .queued(capacity: 4096, overflow: .wait)) {
+            [self, weak bus] envelope in
+            if let filters, !filters.contains(where: { $0.matches(envelope.topic) }) { return }
+            if let torn = try archive(envelope) { _ = try? bus?.post(torn) }
+        }
+        subscription.withLock { $0 = token }
+        if let torn = try? open() { _ = try? bus.post(torn) }
+        if durability == .batch { startGroupCommit() }
+    }
+
+    /// Ends the subscription (events still queued are dropped), forces written lines to the
+    /// disk (unless ``durability`` is ``FileSinkDurability/none``) and closes the file. A sync
+    /// failure is counted in ``statistics``.
+    public func stop() {
+        subscription.withLock { $0?.cancel(); $0 = nil }
+        syncTask.withLock { $0?.cancel(); $0 = nil }
+        let durability = durability
+        state.withLock { state in
+            if durability != .none { Self.syncIfDirty(&state) }
+            state.file?.close()
+            state.file = nil
+        }
+    }
+
+    /// Writes one envelope as a line, opening the file first if needed; under
+    /// ``FileSinkDurability/always`` it is on the disk when this returns.
+    ///
+    /// - Returns: the report of a torn last line, when opening the file repaired one.
+    /// - Throws: ``FileSinkError``; nothing partial stays in the file and the next call retries.
+    @discardableResult
+    public func archive(_ envelope: Envelope<any Event>) throws(FileSinkError) -> FileSinkTornLine? {
+        let (rotation, durability) = (rotation, durability)
+        return try state.withLock { state throws(FileSinkError) -> FileSinkTornLine? in
+            let line: [UInt8]
+            do {
+                line = try state.encoder.line(for: envelope)
+            } catch {
+                throw FileSinkError(.encode("\(error)"), path: path)
+            }
+            let torn = try open(&state)
+            do throws(FileSinkError) {
+                guard var file = state.file else { return torn }
+                state.file = nil
+                defer { state.file = file }
+                if let rotation, file.size > 0, file.size + line.count > rotation.maxBytes {
+                    // A decoded policy skips the initializer's clamping.
+                    try file.rotate(keep: max(0, rotation.keep))
+                    state.dirty = false
+                    state.statistics.rotations += 1
+                }
+                let before = file.size
+                try file.append(line)
+                if durability == .always {
+                    do throws(FileSinkError) {
+                        try file.sync()
+                    } catch {
+                        // Not on the disk, so not delivered: take the line back, and the
+                        // event is reported failed rather than half-kept.
+                        file.truncate(to: before)
+                        throw error
+                    }
+                    state.statistics.syncs += 1
+                } else {
+                    state.dirty = true
+                }
+                state.statistics.lines += 1
+                state.statistics.bytes += line.count
+            } catch {
+                Self.fail(&state, error)
+                throw error
+            }
+            return torn
+        }
+    }
+
+    /// Forces written lines to the disk now, if any are waiting.
+    ///
+    /// - Throws: ``FileSinkError`` when `fsync` fails (the file is then reopened by the next event).
+    public func flush() throws(FileSinkError) {
+        try state.withLock { state throws(FileSinkError) in
+            guard state.dirty, let file = state.file else { return }
+            do throws(FileSinkError) {
+                try file.sync()
+            } catch {
+                Self.fail(&state, error)
+                throw error
+            }
+            state.dirty = false
+            state.statistics.syncs += 1
+        }
+    }
+
+    /// What the sink has done so far.
+    public var statistics: Statistics { state.withLock { $0.statistics } }
+
+    // MARK: Internals
+
+    private struct State {
+        var file: JSONLinesFile?
+        var dirty = false
+        var statistics = Statistics()
+        var encoder = EnvelopeLineEncoder()
+    }
+
+    private func open() throws(FileSinkError) -> FileSinkTornLine? {
+        try state.withLock { state throws(FileSinkError) in try open(&state) }
+    }
+
+    private func open(_ state: inout State) throws(FileSinkError) -> FileSinkTornLine? {
+        guard state.file == nil else { return nil }
+        do {
+            let (file, repair) = try JSONLinesFile.open(path: path)
+            state.file = file
+            state.dirty = false
+            guard let repair else { return nil }
+            state.statistics.tornLines += 1
+            return FileSinkTornLine(sink: name, path: path, byteCount: repair.byteCount,
+                                    movedTo: repair.movedTo, keptBytes: repair.keptBytes)
+        } catch {
+            Self.fail(&state, error)
+            throw error
+        }
+    }
+
+    /// Counts a failure and drops the descriptor, so the next event reopens (and repairs) the file.
+    private static func fail(_ state: inout State, _ error: FileSinkError) {
+        state.statistics.failures += 1
+        state.statistics.lastError = error
+        // Lines written before the failure still deserve their sync (a write refused for lack
+        // of space leaves the earlier ones intact); best effort, the error is already reported.
+        if state.dirty, let file = state.file, (try? file.sync()) != nil { state.statistics.syncs += 1 }
+        state.file?.close()
+        state.file = nil
+        state.dirty = false
+    }
+
+    private static func syncIfDirty(_ state: inout State) {
+        guard state.dirty, let file = state.file else { return }
+        do {
+            try file.sync()
+            state.dirty = false
+            state.statistics.syncs += 1
+        } catch {
+            fail(&state, error)
+        }
+    }
+
+    /// The group commit: every `syncEvery` by the injected clock, sync what was written since.
+    private func startGroupCommit() {
+        let (clock, period) = (clock, syncEvery)
+        let task = Task { [weak self] in
+            while !Task.isCancelled {
+                do { try await clock.sleep(for: period) } catch { return }
+                guard let self else { return }
+                self.state.withLock { Self.syncIfDirty(&$0) }
+            }
+        }
+        syncTask.withLock { $0?.cancel(); $0 = task }
+    }
+}

@@ -1,0 +1,57 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Why a ``FileSink`` could not archive an event, open, rotate or sync its file.
+///
+/// Thrown by the sink's handler, so the bus publishes it as a `bus.subscriber.failed` event;
+/// the sink leaves no partial line behind and tries again with the next event.
+public struct FileSinkError: Error, Hashable, Sendable, CustomStringConvertible {
+    enum Code: Hashable, Sendable {
+        case createDirectory
+        case open
+        case write
+        case shortWrite(written: Int, expected: Int)
+        case sync
+        case rotate
+        case repair
+        case encode(String)
+    }
+
+    let code: Code
+    /// The file (or directory) the operation was on.
+    public let path: String
+    /// The system error number, when the failure came from a system call (0 otherwise).
+    public let errorNumber: Int32
+
+    init(_ code: Code, path: String, errorNumber: Int32 = 0) {
+        self.code = code
+        self.path = path
+        self.errorNumber = errorNumber
+    }
+
+    static func system(_ code: Code, path: String) -> FileSinkError {
+        FileSinkError(code, path: path, errorNumber: errno)
+    }
+
+    /// One line naming the operation, the path and the system's reason.
+    public var description: String {
+        let what: String
+        switch code {
+        case .createDirectory: what = "cannot create the directory"
+        case .open: what = "cannot open"
+        case .write: what = "cannot write to"
+        case .shortWrite(let written, let expected):
+            what = "short write (\(written) of \(expected) bytes, rolled back) to"
+        case .sync: what = "cannot sync"
+        case .rotate: what = "cannot rotate"
+        case .repair: what = "cannot repair the torn last line of"
+        case .encode(let reason): return "file sink: cannot encode the event for \(path): \(reason)"
+        }
+        guard errorNumber != 0 else { return "file sink: \(what) \(path)" }
+        let reason = strerror(errorNumber).map { String(cString: $0) } ?? "error"
+        return "file sink: \(what) \(path): \(reason) (errno \(errorNumber))"
+    }
+}
