@@ -2,6 +2,7 @@ import Foundation
 import HeraldLoaders
 import HeraldRuntime
 import HeraldServices
+import HeraldSubscribers
 import Testing
 
 @Suite struct ConfigValidationTests {
@@ -69,7 +70,7 @@ import Testing
         ("services.twitter.auth.token", #"5"#, "services.twitter.auth.token: expected an object, got 5"),
         ("services.rss", #"{"url": "sandbox"}"#, "services.rss.kind: required (twitter, tiqav or baas) when the service is not named after its kind"),
         ("services.twitter.kind", #""mastodon""#, #"services.twitter.kind: "mastodon" is not one of twitter, tiqav, baas"#),
-        ("subscribers.console.kind", #""file""#, #"subscribers.console.kind: "file" is not one of log"#),
+        ("subscribers.console.kind", #""sms""#, #"subscribers.console.kind: "sms" is not one of log, file"#),
         ("subscribers.console.level", #""loud""#, #"subscribers.console.level: "loud" is not one of debug, info, warning, error"#),
         ("subscribers.console.format", #""xml""#, #"subscribers.console.format: "xml" is not one of text, logfmt, json"#),
         ("subscribers.console.topics", #"["loader.>.x"]"#, #"subscribers.console.topics[0]: "loader.>.x" is not a topic pattern"#),
@@ -119,6 +120,34 @@ import Testing
     @Test func syntaxErrorsAndWrongRootsAreOneLine() {
         #expect(ConfigFixtures.issues(Data("{\"state\": ".utf8)).first?.hasPrefix("not valid JSON") == true)
         #expect(ConfigFixtures.issues(Data("[]".utf8)) == ["expected an object, got an array"])
+    }
+
+    @Test func aFileSubscriberArchivesWithItsSettings() throws {
+        var object = ConfigFixtures.demo
+        var subscribers = object["subscribers"] as? [String: Any] ?? [:]
+        subscribers["archive"] = ["kind": "file", "path": "var/events.jsonl", "durability": "always",
+                                  "syncEvery": "250ms", "rotate": ["maxBytes": 1_000_000, "keep": 3]] as [String: Any]
+        object["subscribers"] = subscribers
+        let configuration = try ConfigLoader(environment: [:])
+            .parse(try JSONSerialization.data(withJSONObject: object), baseDirectory: URL(fileURLWithPath: "/tmp/herald"))
+        let archive = try #require(configuration.subscribers["archive"]?.archive)
+        #expect(archive == ArchiveSettings(path: "var/events.jsonl", durability: .always, syncEvery: .milliseconds(250),
+                                           rotation: FileSinkRotation(maxBytes: 1_000_000, keep: 3)))
+        #expect(configuration.subscribers["archive"]?.topics == [">"])
+    }
+
+    @Test func aFileSubscriberIsValidatedLikeTheRest() {
+        var object = ConfigFixtures.demo
+        var subscribers = object["subscribers"] as? [String: Any] ?? [:]
+        subscribers["archive"] = ["kind": "file", "durability": "sometimes", "rotate": ["keep": -1], "level": "info"] as [String: Any]
+        object["subscribers"] = subscribers
+        #expect(ConfigFixtures.issues(object) == [
+            "subscribers.archive.level: unknown key",
+            "subscribers.archive.path: required",
+            #"subscribers.archive.durability: "sometimes" is not one of none, batch, always"#,
+            "subscribers.archive.rotate.keep: -1 is not in 0...1000",
+            "subscribers.archive.rotate.maxBytes: required",
+        ])
     }
 
     @Test func aLogFileThatIsADirectoryIsAConfigError() {

@@ -66,6 +66,37 @@ final class WatchedWriter: LogWriter {
     }
 
     @Test(.timeLimit(.minutes(1)))
+    func aFileSubscriberArchivesEveryLoadAsJSONLines() async throws {
+        let state = FileManager.default.temporaryDirectory.appendingPathComponent("herald-archive-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: state) }
+        let archive = state.appendingPathComponent("archive/events.jsonl")
+        var object = ConfigFixtures.demo
+        object["state"] = state.path
+        var subscribers = object["subscribers"] as? [String: Any] ?? [:]
+        subscribers["archive"] = ["kind": "file", "topics": ["loader.>"], "path": archive.path, "durability": "always"] as [String: Any]
+        object["subscribers"] = subscribers
+        let configuration = try ConfigLoader(environment: [:])
+            .parse(try JSONSerialization.data(withJSONObject: object), baseDirectory: state)
+        let writer = WatchedWriter()
+        let daemon = HeraldDaemon(configuration: configuration, makeWriter: { _ in writer })
+        let run = Task { try await daemon.run() }
+        let loaders = ["home", "itmedia", "images", "todos"]
+        await writer.wait { lines in loaders.allSatisfy { id in lines.contains { $0.contains("loader.\(id).finished") } } }
+        run.cancel()
+        _ = try await run.value
+
+        let lines = try String(contentsOf: archive, encoding: .utf8).split(separator: "\n")
+        let topics = try lines.map { line -> String in
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            #expect(object["seq"] is Int && object["event"] is [String: Any] && object["correlation"] is String)
+            return try #require(object["topic"] as? String)
+        }
+        #expect(Set(loaders.map { "loader.\($0).finished" }).isSubset(of: Set(topics)))
+        let mode = try FileManager.default.attributesOfItem(atPath: archive.path)[.posixPermissions] as? Int
+        #expect(mode == 0o600)
+    }
+
+    @Test(.timeLimit(.minutes(1)))
     func aSecondRunDoesNotReannounceTheTimeline() async throws {
         let state = FileManager.default.temporaryDirectory.appendingPathComponent("herald-daemon-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: state) }

@@ -119,9 +119,13 @@ extension ConfigLoader {
         var subscribers: [String: SubscriberConfiguration] = [:]
         for name in entries.keys.sorted() {
             let path = "subscribers.\(name)"
+            if case .object(let raw)? = entries[name], case .string("file")? = raw["kind"] {
+                if let archive = readArchive(raw, path: path, reader) { subscribers[name] = archive }
+                continue
+            }
             guard let fields = reader.object(entries[name] ?? .null, at: path,
                                              allowed: ["kind", "topics", "level", "format", "output"]) else { continue }
-            let kind = reader.choice(fields, "kind", at: path, among: ["log"], required: true)
+            let kind = reader.choice(fields, "kind", at: path, among: ["log", "file"], required: true)
             let topics = readTopics(fields["topics"], path: "\(path).topics", reader)
             let level = reader.choice(fields, "level", at: path, among: LogLevel.allCases.map(\.rawValue)).flatMap(LogLevel.init(rawValue:))
             let format = reader.choice(fields, "format", at: path, among: LogFormat.allCases.map(\.rawValue)).flatMap(LogFormat.init(rawValue:))
@@ -135,6 +139,30 @@ extension ConfigLoader {
                                                         format: format ?? .text, output: output)
         }
         return subscribers
+    }
+
+    /// A `"kind": "file"` subscriber: `path` (required), `topics`, `durability`, `syncEvery`,
+    /// `rotate: {"maxBytes", "keep"}`.
+    private func readArchive(_ raw: [String: ConfigJSON], path: String, _ reader: ConfigReader) -> SubscriberConfiguration? {
+        let name = String(path.dropFirst("subscribers.".count))
+        guard let fields = reader.object(.object(raw), at: path,
+                                         allowed: ["kind", "topics", "path", "durability", "syncEvery", "rotate"]) else { return nil }
+        let topics = readTopics(fields["topics"], path: "\(path).topics", reader)
+        let file = reader.string(fields, "path", at: path, required: true)
+        let durability = reader.choice(fields, "durability", at: path, among: FileSinkDurability.allCases.map(\.rawValue))
+            .flatMap(FileSinkDurability.init(rawValue:)) ?? .batch
+        let syncEvery = reader.duration(fields, "syncEvery", at: path, positive: true) ?? .milliseconds(100)
+        var rotation: FileSinkRotation?
+        if let value = fields["rotate"], let rotate = reader.object(value, at: "\(path).rotate", allowed: ["maxBytes", "keep"]) {
+            let maxBytes = reader.integer(rotate, "maxBytes", at: "\(path).rotate", in: 1...(1 << 40))
+            let keep = reader.integer(rotate, "keep", at: "\(path).rotate", in: 0...1_000)
+            if rotate["maxBytes"] == nil { reader.report("\(path).rotate.maxBytes", "required") }
+            if let maxBytes { rotation = FileSinkRotation(maxBytes: maxBytes, keep: keep ?? 5) }
+        }
+        guard let topics, let file else { return nil }
+        return SubscriberConfiguration(
+            name: name, topics: topics, level: .debug, format: .json, output: .standardError,
+            archive: ArchiveSettings(path: file, durability: durability, syncEvery: syncEvery, rotation: rotation))
     }
 
     private func readTopics(_ value: ConfigJSON?, path: String, _ reader: ConfigReader) -> [String]? {

@@ -49,11 +49,18 @@ public struct ConfigLoader: Sendable {
         let subscribers = readSubscribers(top["subscribers"], reader)
         // A log file that can never be opened is a configuration error, found before anything starts.
         for (name, subscriber) in subscribers.sorted(by: { $0.key < $1.key }) {
-            guard case .file(let path) = subscriber.output else { continue }
+            let (key, file): (String, String)
+            if let archive = subscriber.archive {
+                (key, file) = ("path", archive.path)
+            } else if case .file(let path) = subscriber.output {
+                (key, file) = ("output", path)
+            } else {
+                continue
+            }
             var isDirectory: ObjCBool = false
-            let resolved = Self.resolve(path, against: baseDirectory).path
+            let resolved = Self.resolve(file, against: baseDirectory).path
             if FileManager.default.fileExists(atPath: resolved, isDirectory: &isDirectory), isDirectory.boolValue {
-                reader.report("subscribers.\(name).output", "\"\(path)\" is a directory")
+                reader.report("subscribers.\(name).\(key)", "\"\(file)\" is a directory")
             }
         }
         let sandbox = readSandbox(top["sandbox"], reader)

@@ -122,6 +122,29 @@ public struct SubscriberConfiguration: Sendable {
     public var format: LogFormat
     /// Where lines go.
     public var output: Output
+    /// For a `"kind": "file"` subscriber, the JSON Lines archive (nil for a log subscriber,
+    /// whose other settings a file subscriber does not use).
+    public var archive: ArchiveSettings? = nil
+}
+
+/// A `"kind": "file"` subscriber: every matching event archived as a JSON line.
+public struct ArchiveSettings: Sendable, Hashable {
+    /// The archive (relative paths are resolved against the config's directory).
+    public var path: String
+    /// When lines are forced to the disk.
+    public var durability: FileSinkDurability
+    /// The group-commit period under `batch`.
+    public var syncEvery: Duration
+    /// Size-based rotation, if any.
+    public var rotation: FileSinkRotation?
+
+    public init(path: String, durability: FileSinkDurability = .batch, syncEvery: Duration = .milliseconds(100),
+                rotation: FileSinkRotation? = nil) {
+        self.path = path
+        self.durability = durability
+        self.syncEvery = syncEvery
+        self.rotation = rotation
+    }
 }
 
 /// The `sandbox` section.

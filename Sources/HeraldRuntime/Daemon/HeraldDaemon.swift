@@ -75,7 +75,7 @@ public struct HeraldDaemon: Sendable {
             started(DaemonStarted(sandboxURL: sandbox?.baseURL, loaders: loaders.map(\.0.id), subscribers: subscribers.map(\.name)))
             await runSchedules(loaders, for: duration)
             let report = await bus.shutdown(timeout: drainTimeout)
-            subscribers.forEach { $0.stop() }
+            subscribers.forEach { $0.stop() }  // after the drain: file sinks sync and close
             await sandbox?.stop()
             return DaemonStopped(drained: report.drained, discarded: report.totalDiscarded)
         } catch {
@@ -85,11 +85,24 @@ public struct HeraldDaemon: Sendable {
         }
     }
 
-    private func startSubscribers(on bus: EventBus) throws(DaemonError) -> [LogSubscriber] {
+    private func startSubscribers(on bus: EventBus) throws(DaemonError) -> [RunningSubscriber] {
         let redactor = Redactor(secrets: configuration.secrets)
-        var subscribers: [LogSubscriber] = []
+        var subscribers: [RunningSubscriber] = []
         for name in configuration.subscribers.keys.sorted() {
             guard let settings = configuration.subscribers[name] else { continue }
+            if let archive = settings.archive {
+                let sink = FileSink(
+                    name: name, path: ConfigLoader.resolve(archive.path, against: configuration.directory).path,
+                    patterns: settings.topics.map { TopicPattern(stringLiteral: $0) }, durability: archive.durability,
+                    syncEvery: archive.syncEvery, rotation: archive.rotation)
+                do {
+                    try sink.start(on: bus)
+                } catch {
+                    throw DaemonError("subscribers.\(name): \(error)")
+                }
+                subscribers.append(RunningSubscriber(name: name, stop: { sink.stop() }))
+                continue
+            }
             let writer: any LogWriter
             do {
                 writer = try makeWriter(settings.output)
@@ -105,7 +118,7 @@ public struct HeraldDaemon: Sendable {
             } catch {
                 throw DaemonError("subscribers.\(name): \(error)")
             }
-            subscribers.append(subscriber)
+            subscribers.append(RunningSubscriber(name: subscriber.name, stop: { subscriber.stop() }))
         }
         return subscribers
     }
@@ -168,4 +181,10 @@ public struct HeraldDaemon: Sendable {
     static func seed(_ id: String) -> UInt64 {
         id.utf8.reduce(14_695_981_039_346_656_037) { ($0 ^ UInt64($1)) &* 1_099_511_628_211 }
     }
+}
+
+/// A started subscriber, as the daemon stops it.
+struct RunningSubscriber: Sendable {
+    var name: String
+    var stop: @Sendable () -> Void
 }
