@@ -58,7 +58,7 @@ let package = Package(
         .testTarget(name: "HeraldServicesTests", dependencies: ["HeraldServices", "HeraldSandbox", "HeraldTestSupport"]),
         .testTarget(name: "HeraldSandboxTests", dependencies: ["HeraldSandbox", "HeraldTestSupport"]),
 
-        .testTarget(name: "HeraldTests", dependencies: ["Herald"]),
+        .testTarget(name: "HeraldTests", dependencies: ["Herald", "HeraldTestSupport"]),
         .testTarget(
             name: "ExampleTests",
             dependencies: ["Herald"],
@@ -88,7 +88,7 @@ let package = Package(
             path: "Examples/todo-flow"
         ),
         .testTarget(name: "HeraldLoadersTests", dependencies: ["HeraldLoaders", "HeraldServices", "HeraldSandbox"]),
-        .testTarget(name: "HeraldRuntimeTests", dependencies: ["HeraldRuntime", "HeraldSubscribers", "HeraldLoaders", "HeraldSandbox"]),
+        .testTarget(name: "HeraldRuntimeTests", dependencies: ["HeraldRuntime", "HeraldSubscribers", "HeraldLoaders", "HeraldSandbox", "HeraldTestSupport"]),
         .testTarget(name: "HeraldCLITests", dependencies: []),
     ],
     swiftLanguageModes: [.v6]

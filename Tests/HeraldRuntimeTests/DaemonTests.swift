@@ -3,6 +3,7 @@ import HeraldRuntime
 import HeraldSandbox
 import HeraldSubscribers
 import Synchronization
+import HeraldTestSupport
 import Testing
 
 /// Collects lines and lets a test await a condition on them, without sleeping.

@@ -1,6 +1,7 @@
 import Foundation
 import Herald
 import HeraldSubscribers
+import HeraldTestSupport
 import Testing
 #if canImport(Glibc)
 import Glibc

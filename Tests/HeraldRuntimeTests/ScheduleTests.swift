@@ -2,6 +2,7 @@ import Foundation
 import HeraldLoaders
 import HeraldRuntime
 import Synchronization
+import HeraldTestSupport
 import Testing
 
 /// Plays scripted outcomes and records the clock's time at each load.

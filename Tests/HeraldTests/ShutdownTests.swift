@@ -1,4 +1,5 @@
 import Herald
+import HeraldTestSupport
 import Testing
 
 @Suite struct ShutdownTests {
@@ -37,7 +38,7 @@ import Testing
         let token = try bus.subscribe(to: Tick.self, delivery: .queued()) { received.append($0.number) }
         for number in 0..<10 { try bus.post(Tick(number: number)) }
         let shutdown = Task { await bus.shutdown(deadline: clock.now.advanced(by: .seconds(5)), clock: clock) }
-        await clock.waitForSleeper()
+        await clock.waitForSleepers()
         do {
             try bus.post(Tick(number: 10))
             Issue.record("published while shutting down")

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Herald
+
 import Synchronization
 import Testing
 
@@ -106,76 +107,6 @@ final class TestDate: Sendable {
     private let date = Mutex(Date(timeIntervalSince1970: 1_700_000_000))
     var now: Date { date.withLock { $0 } }
     func advance(by seconds: Double) { date.withLock { $0 = $0.addingTimeInterval(seconds) } }
-}
-
-/// A clock that only moves when told (`advance(by:)`), for deadlines in tests.
-final class ManualClock: Clock, Sendable {
-    struct Instant: InstantProtocol {
-        var offset: Duration
-        func advanced(by duration: Duration) -> Instant { Instant(offset: offset + duration) }
-        func duration(to other: Instant) -> Duration { other.offset - offset }
-        static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.offset < rhs.offset }
-    }
-
-    private struct State {
-        var now = Instant(offset: .zero)
-        var sleepers: [(id: Int, deadline: Instant, continuation: CheckedContinuation<Void, any Error>)] = []
-        var sleeperWatchers: [CheckedContinuation<Void, Never>] = []
-        var nextID = 0
-    }
-    private let state = Mutex(State())
-
-    var now: Instant { state.withLock { $0.now } }
-    var minimumResolution: Duration { .nanoseconds(1) }
-    var sleeperCount: Int { state.withLock { $0.sleepers.count } }
-
-    func advance(by duration: Duration) {
-        let due = state.withLock { s -> [CheckedContinuation<Void, any Error>] in
-            s.now = s.now.advanced(by: duration)
-            let now = s.now
-            let due = s.sleepers.filter { $0.deadline <= now }.map(\.continuation)
-            s.sleepers.removeAll { $0.deadline <= now }
-            return due
-        }
-        for continuation in due { continuation.resume() }
-    }
-
-    func sleep(until deadline: Instant, tolerance: Duration?) async throws {
-        let id = state.withLock { s in
-            s.nextID += 1
-            return s.nextID
-        }
-        try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                let (ready, watchers) = state.withLock { s -> (Bool, [CheckedContinuation<Void, Never>]) in
-                    if deadline <= s.now || Task.isCancelled { return (true, []) }
-                    s.sleepers.append((id, deadline, continuation))
-                    defer { s.sleeperWatchers.removeAll() }
-                    return (false, s.sleeperWatchers)
-                }
-                for watcher in watchers { watcher.resume() }
-                if ready { continuation.resume() }
-            }
-        } onCancel: {
-            let continuation = state.withLock { s -> CheckedContinuation<Void, any Error>? in
-                guard let index = s.sleepers.firstIndex(where: { $0.id == id }) else { return nil }
-                return s.sleepers.remove(at: index).continuation
-            }
-            continuation?.resume(throwing: CancellationError())
-        }
-    }
-
-    /// Returns once someone sleeps on this clock.
-    func waitForSleeper() async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let ready = state.withLock { s -> Bool in
-                if !s.sleepers.isEmpty { return true }
-                s.sleeperWatchers.append(continuation)
-                return false
-            }
-            if ready { continuation.resume() }
-        }
-    }
 }
 
 /// Awaits a condition, yielding between checks; false after a generous bound. For conditions

@@ -3,13 +3,17 @@ import Synchronization
 /// A clock that moves only when a test says so. Sleepers wait until ``advance(by:)`` or
 /// ``advanceToNextDeadline()`` passes their deadline; ``waitForSleepers(_:)`` lets a test wait
 /// (without time passing) until the code under test has gone to sleep.
-final class ManualClock: Clock, Sendable {
-    struct Instant: InstantProtocol, Hashable {
-        var offset: Duration
+public final class ManualClock: Clock, Sendable {
+    public init() {}
 
-        func advanced(by duration: Duration) -> Instant { Instant(offset: offset + duration) }
-        func duration(to other: Instant) -> Duration { other.offset - offset }
-        static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.offset < rhs.offset }
+    public struct Instant: InstantProtocol, Hashable {
+        public var offset: Duration
+
+        public init(offset: Duration) { self.offset = offset }
+
+        public func advanced(by duration: Duration) -> Instant { Instant(offset: offset + duration) }
+        public func duration(to other: Instant) -> Duration { other.offset - offset }
+        public static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.offset < rhs.offset }
     }
 
     private struct Sleeper {
@@ -26,10 +30,10 @@ final class ManualClock: Clock, Sendable {
 
     private let state = Mutex(State())
 
-    var now: Instant { state.withLock { $0.now } }
-    var minimumResolution: Duration { .zero }
+    public var now: Instant { state.withLock { $0.now } }
+    public var minimumResolution: Duration { .zero }
 
-    func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
+    public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
         let id = state.withLock { state -> UInt64 in
             state.nextID += 1
             return state.nextID
@@ -54,7 +58,7 @@ final class ManualClock: Clock, Sendable {
     }
 
     /// Moves time forward, waking every sleeper whose deadline has come.
-    func advance(by duration: Duration) {
+    public func advance(by duration: Duration) {
         let woken = state.withLock { state -> [Sleeper] in
             state.now = state.now.advanced(by: duration)
             let due = state.sleepers.filter { $0.value.deadline <= state.now }
@@ -65,16 +69,16 @@ final class ManualClock: Clock, Sendable {
     }
 
     /// Moves time to the earliest sleeper's deadline (and wakes it).
-    func advanceToNextDeadline() {
+    public func advanceToNextDeadline() {
         guard let next = nextDeadline else { return }
         advance(by: now.duration(to: next))
     }
 
     /// The earliest deadline of the current sleepers.
-    var nextDeadline: Instant? { state.withLock { $0.sleepers.values.map(\.deadline).min() } }
+    public var nextDeadline: Instant? { state.withLock { $0.sleepers.values.map(\.deadline).min() } }
 
     /// Suspends until at least `count` tasks are sleeping on this clock.
-    func waitForSleepers(_ count: Int = 1) async {
+    public func waitForSleepers(_ count: Int = 1) async {
         await withCheckedContinuation { continuation in
             let ready = state.withLock { state -> Bool in
                 if state.sleepers.count >= count { return true }
