@@ -5,6 +5,7 @@ enum Command: Equatable {
     case run(config: String, duration: Duration?)
     case check(config: String)
     case sandbox(port: Int?, config: String?)
+    case tail(path: String, topics: [String], follow: Bool, json: Bool)
     case help(topic: String?)
     case version
 }
@@ -16,7 +17,7 @@ struct UsageError: Error, Equatable {
 
 /// Hand-written parsing: `herald [run|check|sandbox|help] [options]`.
 enum CommandLineParser {
-    static let commands = ["run", "check", "sandbox", "help"]
+    static let commands = ["run", "check", "sandbox", "tail", "help"]
 
     static func parse(_ arguments: [String]) throws(UsageError) -> Command {
         var rest = arguments[...]
@@ -25,7 +26,7 @@ enum CommandLineParser {
         var name = "run"
         if let first = rest.first, !first.hasPrefix("-") {
             guard commands.contains(first) else {
-                throw UsageError(message: "unknown command '\(first)' (commands: run, check, sandbox; see 'herald --help')")
+                throw UsageError(message: "unknown command '\(first)' (commands: run, check, sandbox, tail; see 'herald --help')")
             }
             name = first
             rest = rest.dropFirst()
@@ -33,10 +34,11 @@ enum CommandLineParser {
         if name == "help" {
             guard rest.count <= 1 else { throw UsageError(message: "help takes at most one command") }
             if let topic = rest.first, !commands.contains(topic) {
-                throw UsageError(message: "unknown command '\(topic)' (commands: run, check, sandbox)")
+                throw UsageError(message: "unknown command '\(topic)' (commands: run, check, sandbox, tail)")
             }
             return .help(topic: rest.first)
         }
+        if name == "tail" { return try parseTail(rest) }
         var config: String?
         var duration: Duration?
         var port: Int?
@@ -82,5 +84,35 @@ enum CommandLineParser {
         case "sandbox": return .sandbox(port: port, config: config)
         default: return .run(config: config ?? "config.json", duration: duration)
         }
+    }
+
+    /// `herald tail PATH [--topic PATTERN]... [--follow] [--json]`.
+    static func parseTail(_ arguments: ArraySlice<String>) throws(UsageError) -> Command {
+        var rest = arguments
+        var path: String?
+        var topics: [String] = []
+        var follow = false, json = false
+        while let argument = rest.popFirst() {
+            switch argument {
+            case "--help", "-h": return .help(topic: "tail")
+            case "--follow", "-f": follow = true
+            case "--json": json = true
+            case "--topic":
+                guard let value = rest.popFirst(), !value.isEmpty else { throw UsageError(message: "--topic needs a value") }
+                topics.append(value)
+            default:
+                if argument.hasPrefix("--topic=") {
+                    topics.append(String(argument.dropFirst("--topic=".count)))
+                } else if argument.hasPrefix("-") {
+                    throw UsageError(message: "unknown option '\(argument)' for 'tail' (see 'herald tail --help')")
+                } else if path == nil {
+                    path = argument
+                } else {
+                    throw UsageError(message: "unexpected argument '\(argument)' for 'tail' (see 'herald tail --help')")
+                }
+            }
+        }
+        guard let path else { throw UsageError(message: "tail needs the archive's path (herald tail var/events.jsonl)") }
+        return .tail(path: path, topics: topics, follow: follow, json: json)
     }
 }

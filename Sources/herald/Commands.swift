@@ -1,4 +1,5 @@
 import Foundation
+import Herald
 import HeraldRuntime
 import HeraldSandbox
 
@@ -103,6 +104,75 @@ enum Commands {
         stop.attach(task)
         await task.value
         Terminal.out("sandbox stopped")
+        return 0
+    }
+
+    /// `herald tail`: prints the archive, then (with `follow`) what is appended, until a signal.
+    static func tail(path: String, topics: [String], follow: Bool, json: Bool) async -> Int32 {
+        var patterns: [TopicPattern] = []
+        for topic in topics {
+            do {
+                patterns.append(try TopicPattern(validating: topic))
+            } catch {
+                Terminal.err("herald: --topic: \(error)")
+                return 2
+            }
+        }
+        let reader = ArchiveReader(path: path, patterns: patterns)
+        func show(_ line: ArchiveReader.Line) {
+            switch (json, line) {
+            case (true, .envelope(_, let text)): Terminal.out(text)
+            default: Terminal.out(ArchiveReader.pretty(line))
+            }
+        }
+        guard follow else {
+            guard !reader.files().isEmpty else {
+                Terminal.err("herald: \(path): no such file")
+                return 1
+            }
+            do {
+                try reader.lines().forEach(show)
+            } catch {
+                Terminal.err("herald: \(path): cannot be read: \(error.localizedDescription)")
+                return 1
+            }
+            return 0
+        }
+        let stop = CancelOnSignal()
+        let signals = Terminal.onTermination { stop.fire() }
+        defer { signals.forEach { $0.cancel() } }
+        let task = Task {
+            // The rotated files once, then the live file from the start, growing.
+            for file in reader.files() where file != path {
+                if let data = FileManager.default.contents(atPath: file) { reader.parse(data).forEach(show) }
+            }
+            var offset: UInt64 = 0
+            var pending = Data()
+            while !Task.isCancelled {
+                if let handle = FileHandle(forReadingAtPath: path) {
+                    let size = (try? handle.seekToEnd()) ?? 0
+                    if size < offset {
+                        offset = 0  // rotated or truncated: the live file starts again
+                        pending = Data()
+                    }
+                    if size > offset {
+                        try? handle.seek(toOffset: offset)
+                        let chunk = (try? handle.readToEnd()) ?? Data()
+                        offset += UInt64(chunk.count)
+                        pending.append(chunk)
+                        if let last = pending.lastIndex(of: UInt8(ascii: "\n")) {
+                            let complete = pending[...last]
+                            reader.parse(Data(complete)).forEach(show)
+                            pending = Data(pending[pending.index(after: last)...])
+                        }
+                    }
+                    try? handle.close()
+                }
+                try? await Task.sleep(for: .milliseconds(200))
+            }
+        }
+        stop.attach(task)
+        await task.value
         return 0
     }
 }

@@ -39,6 +39,20 @@ enum HelpText {
               --config PATH      take the sandbox settings from this configuration
               -h, --help         show this help
             """
+        case "tail": """
+            USAGE: herald tail PATH [--topic PATTERN]... [--follow] [--json]
+
+            Prints a JSON Lines archive written by a file subscriber, oldest first, across its
+            rotated files (events.2.jsonl, events.1.jsonl, then events.jsonl): one line per event
+            (time, topic, sender, sequence number, event). A line that is not an envelope, or a
+            torn last line, is shown as such.
+
+            OPTIONS:
+              --topic PATTERN    only events on matching topics (NATS patterns; repeatable)
+              -f, --follow       keep printing new events as they are written, until SIGINT or SIGTERM
+              --json             print the archived lines as they are
+              -h, --help         show this help
+            """
         default: """
             USAGE: herald [COMMAND] [OPTIONS]
 
@@ -49,6 +63,7 @@ enum HelpText {
               run                run the daemon (the default)
               check              validate a configuration
               sandbox            run the service emulator alone
+              tail PATH          print (and follow) an event archive
               help [COMMAND]     show help
 
             OPTIONS:

@@ -17,6 +17,8 @@ do {
         status = await Commands.run(config: config, duration: duration)
     case .sandbox(let port, let config):
         status = await Commands.sandbox(port: port, config: config)
+    case .tail(let path, let topics, let follow, let json):
+        status = await Commands.tail(path: path, topics: topics, follow: follow, json: json)
     }
 } catch {
     Terminal.err("herald: \(error.message)")
