@@ -1,6 +1,11 @@
 import Foundation
 import HeraldSandbox
 import Testing
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 @testable import HeraldServices
 
@@ -31,13 +36,39 @@ import Testing
     }
 
     @Test func refusedConnectionIsATransportError() async throws {
-        let sandbox = try await Sandbox.start()
-        let url = sandbox.baseURL.appendingPathComponent("search/random.json")
-        await sandbox.stop()
+        // A port that is bound but not listening refuses connections, and stays ours for the
+        // whole test (a stopped server's port could be reused by a test running alongside).
+        let (descriptor, port) = try Self.boundButNotListening()
+        defer { close(descriptor) }
+        let url = try #require(URL(string: "http://127.0.0.1:\(port)/search/random.json"))
         let transport = URLSessionTransport(defaultTimeout: .seconds(5))
         let error = await serviceError { try await transport.send(HTTPRequest(url: url)) }
         #expect(error?.kind == .transport)
         #expect(error?.underlying?.isEmpty == false)
+    }
+
+    struct SocketError: Error {}
+
+    static func boundButNotListening() throws -> (Int32, UInt16) {
+        #if canImport(Glibc)
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        #else
+        let descriptor = socket(AF_INET, SOCK_STREAM, 0)
+        #endif
+        guard descriptor >= 0 else { throw SocketError() }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0 }
+        }
+        guard bound else {
+            close(descriptor)
+            throw SocketError()
+        }
+        return (descriptor, UInt16(bigEndian: address.sin_port))
     }
 
     @Test func largeSegmentsGoThroughExpectContinue() async throws {
