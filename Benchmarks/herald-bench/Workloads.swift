@@ -138,13 +138,7 @@ enum Workloads {
     // MARK: routing
 
     static func heraldWildcard(_ n: Int, nonMatching: Int) throws -> Double {
-        let bus = EventBus()
-        let counter = Counter()
-        var tokens: [Subscription] = []
-        for i in 0..<nonMatching {
-            tokens.append(try bus.subscribe(matching: TopicPattern(validating: "loader.\(i).*")) { _ in counter.value += 1 })
-        }
-        tokens.append(try bus.subscribe(matching: "loader.home.*") { envelope in counter.value &+= envelope.sequence == 0 ? 1 : 0 })
+        let (bus, tokens) = try wildcardBus(nonMatching: nonMatching)
         let start = ContinuousClock.now
         for i in 0..<n { try bus.post(Ping(value: i)) }
         let elapsed = ContinuousClock.now - start
@@ -155,13 +149,7 @@ enum Workloads {
     /// Every publish follows a subscribe and a cancel elsewhere, so its route is rebuilt from the
     /// trie each time: the cost of matching, not of the route cache.
     static func heraldRouteChurn(_ n: Int, nonMatching: Int) throws -> Double {
-        let bus = EventBus()
-        let counter = Counter()
-        var tokens: [Subscription] = []
-        for i in 0..<nonMatching {
-            tokens.append(try bus.subscribe(matching: TopicPattern(validating: "loader.\(i).*")) { _ in counter.value += 1 })
-        }
-        tokens.append(try bus.subscribe(matching: "loader.home.*") { envelope in counter.value &+= envelope.sequence == 0 ? 1 : 0 })
+        let (bus, tokens) = try wildcardBus(nonMatching: nonMatching)
         let start = ContinuousClock.now
         for i in 0..<n {
             try bus.subscribe(matching: "elsewhere.>") { _ in }.cancel()
@@ -170,6 +158,18 @@ enum Workloads {
         let elapsed = ContinuousClock.now - start
         withExtendedLifetime(tokens) {}
         return rate(n, elapsed)
+    }
+
+    /// `nonMatching` patterns `loader.<i>.*` that never match a ping, and one that does.
+    static func wildcardBus(nonMatching: Int) throws -> (EventBus, [Subscription]) {
+        let bus = EventBus()
+        let counter = Counter()
+        var tokens: [Subscription] = []
+        for i in 0..<nonMatching {
+            tokens.append(try bus.subscribe(matching: TopicPattern(validating: "loader.\(i).*")) { _ in counter.value += 1 })
+        }
+        tokens.append(try bus.subscribe(matching: "loader.home.*") { envelope in counter.value &+= envelope.sequence == 0 ? 1 : 0 })
+        return (bus, tokens)
     }
 
     static func rate(_ n: Int, _ elapsed: Duration) -> Double {

@@ -1,32 +1,10 @@
-import Foundation
+import HeraldServices
 
-/// A JSON value as read from `config.json`, keeping integers, numbers and booleans apart so
-/// validation can say exactly what was found.
-enum ConfigJSON: Sendable, Hashable, Decodable {
-    case null
-    case bool(Bool)
-    case number(Double)
-    case string(String)
-    case array([ConfigJSON])
-    case object([String: ConfigJSON])
+/// A JSON value as read from `config.json`: the services' `JSONValue`, which keeps numbers,
+/// booleans and strings apart so validation can say exactly what was found.
+typealias ConfigJSON = JSONValue
 
-    init(from decoder: any Decoder) throws {
-        let container = try decoder.singleValueContainer()
-        if container.decodeNil() {
-            self = .null
-        } else if let value = try? container.decode(Bool.self) {
-            self = .bool(value)
-        } else if let value = try? container.decode(Double.self) {
-            self = .number(value)
-        } else if let value = try? container.decode(String.self) {
-            self = .string(value)
-        } else if let value = try? container.decode([ConfigJSON].self) {
-            self = .array(value)
-        } else {
-            self = .object(try container.decode([String: ConfigJSON].self))
-        }
-    }
-
+extension JSONValue {
     /// How the value is described in an error: the value itself when short, else its type.
     var shown: String {
         switch self {
