@@ -23,7 +23,7 @@ let package = Package(
         .target(name: "Herald"),
 
         // The command-line tool. Until the daemon lands it runs the bus demo.
-        .executableTarget(name: "herald", dependencies: ["HeraldRuntime"]),
+        .executableTarget(name: "herald", dependencies: ["HeraldRuntime", "HeraldSubscribers", "HeraldServices"]),
 
         // Side-by-side benchmarks against Foundation and the standard library.
         .executableTarget(
@@ -67,7 +67,7 @@ let package = Package(
 
         // The daemon: loader actors, subscribers, config.json, schedules and wiring.
         .target(name: "HeraldLoaders", dependencies: ["Herald", "HeraldServices"]),
-        .target(name: "HeraldSubscribers", dependencies: ["Herald"]),
+        .target(name: "HeraldSubscribers", dependencies: ["Herald", "HeraldServices"]),
         .target(
             name: "HeraldRuntime",
             dependencies: ["Herald", "HeraldServices", "HeraldLoaders", "HeraldSubscribers", "HeraldSandbox"]

@@ -47,8 +47,11 @@ extension StatefulLoader {
         }
         do {
             let fetched = try await fetch(previous: previous)
-            await save(fetched.state)
+            // Announce, then save: inline subscribers (the post scheduler's outbox) have
+            // recorded the new items before the state says they were seen, so a crash in
+            // between announces them again rather than losing them.
             await LoaderSupport.announce(fetched.event, on: bus, from: sender)
+            await save(fetched.state)
             return fetched.outcome
         } catch {
             let failure = LoadError(error)

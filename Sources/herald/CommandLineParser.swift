@@ -1,3 +1,4 @@
+import Foundation
 import HeraldRuntime
 
 /// A parsed command line.
@@ -6,6 +7,7 @@ enum Command: Equatable {
     case check(config: String)
     case sandbox(port: Int?, config: String?)
     case tail(path: String, topics: [String], follow: Bool, json: Bool)
+    case post(text: String, media: String?, config: String, service: String?)
     case help(topic: String?)
     case version
 }
@@ -17,7 +19,7 @@ struct UsageError: Error, Equatable {
 
 /// Hand-written parsing: `herald [run|check|sandbox|help] [options]`.
 enum CommandLineParser {
-    static let commands = ["run", "check", "sandbox", "tail", "help"]
+    static let commands = ["run", "check", "sandbox", "tail", "post", "help"]
 
     static func parse(_ arguments: [String]) throws(UsageError) -> Command {
         var rest = arguments[...]
@@ -26,7 +28,7 @@ enum CommandLineParser {
         var name = "run"
         if let first = rest.first, !first.hasPrefix("-") {
             guard commands.contains(first) else {
-                throw UsageError(message: "unknown command '\(first)' (commands: run, check, sandbox, tail; see 'herald --help')")
+                throw UsageError(message: "unknown command '\(first)' (commands: run, check, sandbox, tail, post; see 'herald --help')")
             }
             name = first
             rest = rest.dropFirst()
@@ -34,11 +36,12 @@ enum CommandLineParser {
         if name == "help" {
             guard rest.count <= 1 else { throw UsageError(message: "help takes at most one command") }
             if let topic = rest.first, !commands.contains(topic) {
-                throw UsageError(message: "unknown command '\(topic)' (commands: run, check, sandbox, tail)")
+                throw UsageError(message: "unknown command '\(topic)' (commands: run, check, sandbox, tail, post)")
             }
             return .help(topic: rest.first)
         }
         if name == "tail" { return try parseTail(rest) }
+        if name == "post" { return try parsePost(rest) }
         var config: String?
         var duration: Duration?
         var port: Int?
@@ -84,6 +87,45 @@ enum CommandLineParser {
         case "sandbox": return .sandbox(port: port, config: config)
         default: return .run(config: config ?? "config.json", duration: duration)
         }
+    }
+
+    /// `herald post TEXT [--media FILE] [--config PATH] [--service NAME]`.
+    static func parsePost(_ arguments: ArraySlice<String>) throws(UsageError) -> Command {
+        var rest = arguments
+        var text: String?
+        var options: [String: String] = [:]
+        while let argument = rest.popFirst() {
+            if argument == "--help" || argument == "-h" { return .help(topic: "post") }
+            if argument == "--" {
+                guard text == nil, let value = rest.popFirst(), rest.isEmpty else {
+                    throw UsageError(message: "post takes one text (quote it: herald post \"hello world\")")
+                }
+                text = value
+                continue
+            }
+            guard argument.hasPrefix("-") else {
+                guard text == nil else {
+                    throw UsageError(message: "unexpected argument '\(argument)' for 'post': post takes one text (quote it: herald post \"hello world\")")
+                }
+                text = argument
+                continue
+            }
+            var option = argument
+            var inline: String?
+            if let equals = argument.firstIndex(of: "=") {
+                option = String(argument[..<equals])
+                inline = String(argument[argument.index(after: equals)...])
+            }
+            guard ["--media", "--config", "--service"].contains(option) else {
+                throw UsageError(message: "unknown option '\(option)' for 'post' (see 'herald post --help')")
+            }
+            guard let value = inline ?? rest.popFirst(), !value.isEmpty else { throw UsageError(message: "\(option) needs a value") }
+            options[option] = value
+        }
+        guard let text, !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
+            throw UsageError(message: "post needs a non-empty text (herald post \"hello\" [--media clip.mp4])")
+        }
+        return .post(text: text, media: options["--media"], config: options["--config"] ?? "config.json", service: options["--service"])
     }
 
     /// `herald tail PATH [--topic PATTERN]... [--follow] [--json]`.

@@ -2,6 +2,12 @@ import Foundation
 import Herald
 import HeraldRuntime
 import HeraldSandbox
+import HeraldSubscribers
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// What each command does; each returns the exit code.
 enum Commands {
@@ -48,7 +54,7 @@ enum Commands {
         case .success(let loaded):
             configuration = loaded
         }
-        let daemon = HeraldDaemon(configuration: configuration)
+        let daemon = HeraldDaemon(configuration: configuration, postFaultHook: crashHook())
         // Signals are caught before anything starts, so an early SIGTERM still stops cleanly.
         let stop = CancelOnSignal()
         let signals = Terminal.onTermination {
@@ -174,5 +180,61 @@ enum Commands {
         stop.attach(task)
         await task.value
         return 0
+    }
+
+    /// `HERALD_CRASH_AT=after-intent|after-post` (for crash tests only): the process kills itself
+    /// with SIGKILL at that point of the post schedulers, as a power cut would.
+    static func crashHook() -> (@Sendable (PostScheduler.FaultPoint) -> Void)? {
+        guard let name = ProcessInfo.processInfo.environment["HERALD_CRASH_AT"],
+              let point = PostScheduler.FaultPoint(rawValue: name) else { return nil }
+        return { reached in
+            if reached == point { kill(getpid(), SIGKILL) }
+        }
+    }
+
+    /// `herald post`: one status, with a progress bar while a video uploads.
+    static func post(text: String, media: String?, config path: String, service: String?) async -> Int32 {
+        let configuration: HeraldConfiguration
+        switch loadConfiguration(path) {
+        case .failure(let error):
+            printProblems(error, path: path)
+            return 2
+        case .success(let loaded):
+            configuration = loaded
+        }
+        let poster = SinglePost(configuration: configuration, service: service)
+        do {
+            _ = try poster.serviceName()
+        } catch {
+            Terminal.err("herald: \(error)")
+            return 2
+        }
+        var data: Data?
+        if let media {
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: media, isDirectory: &isDirectory), !isDirectory.boolValue else {
+                Terminal.err("herald: --media \(media): no such file")
+                return 2
+            }
+            guard let contents = FileManager.default.contents(atPath: media) else {
+                Terminal.err("herald: --media \(media): cannot be read")
+                return 2
+            }
+            data = contents
+        }
+        let bar = ProgressBar(onTerminal: isatty(STDERR_FILENO) == 1)
+        do {
+            let posted = try await poster.post(text, media: data) { bar.show($0) }
+            bar.finish()
+            Terminal.out("posted status \(posted.statusID) via \(posted.service)" + (posted.mediaID.map { " with media \($0)" } ?? ""))
+            if let url = posted.sandboxURL {
+                Terminal.err("herald: (to the embedded sandbox at \(url.absoluteString), gone now that herald exits; run 'herald sandbox' to keep one)")
+            }
+            return 0
+        } catch {
+            bar.finish()
+            Terminal.err("herald: post failed: \(error)")
+            return 1
+        }
     }
 }

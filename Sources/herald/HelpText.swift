@@ -53,6 +53,22 @@ enum HelpText {
               --json             print the archived lines as they are
               -h, --help         show this help
             """
+        case "post": """
+            USAGE: herald post TEXT [--media FILE] [--config PATH] [--service NAME]
+
+            Posts one status through the configuration's twitter service, with an MP4 video if
+            --media is given. The video is checked against the service's limits first (MP4, at
+            most 15 MB, 0.5 to 30 s, 32x32 to 1280x1024, aspect 1:3 to 3:1, at most 40 fps), then
+            sent with the chunked upload; a progress bar shows on a terminal, plain lines
+            otherwise. Prints the new status's id. A service pointing at the embedded sandbox
+            starts it for this post only (run 'herald sandbox' to keep one running).
+
+            OPTIONS:
+              --media FILE       attach this MP4 video
+              --config PATH      the configuration (default: config.json)
+              --service NAME     the twitter service to use (needed when there are several)
+              -h, --help         show this help
+            """
         default: """
             USAGE: herald [COMMAND] [OPTIONS]
 
@@ -64,6 +80,7 @@ enum HelpText {
               check              validate a configuration
               sandbox            run the service emulator alone
               tail PATH          print (and follow) an event archive
+              post TEXT          post one status (optionally with a video)
               help [COMMAND]     show help
 
             OPTIONS:

@@ -17,6 +17,8 @@ do {
         status = await Commands.run(config: config, duration: duration)
     case .sandbox(let port, let config):
         status = await Commands.sandbox(port: port, config: config)
+    case .post(let text, let media, let config, let service):
+        status = await Commands.post(text: text, media: media, config: config, service: service)
     case .tail(let path, let topics, let follow, let json):
         status = await Commands.tail(path: path, topics: topics, follow: follow, json: json)
     }

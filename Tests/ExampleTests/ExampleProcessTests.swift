@@ -52,7 +52,7 @@ import Testing
             .deletingLastPathComponent().appendingPathComponent("config.json")
         let (status, output) = try await Self.run("herald", ["check", "--config", config.path])
         #expect(status == 0)
-        #expect(output == "\(config.path): ok (3 services, 4 loaders, 2 subscribers)\n")
+        #expect(output == "\(config.path): ok (3 services, 4 loaders, 3 subscribers)\n")
     }
 
     @Test func heraldRefusesUnknownOptions() async throws {

@@ -17,7 +17,7 @@ import Testing
         let herald = try #require(Self.herald)
         let result = try #require(try await ChildProcess.run(herald, ["check"], in: BuiltProducts.packageRoot))
         #expect(result.status == 0)
-        #expect(result.stdout == "config.json: ok (3 services, 4 loaders, 2 subscribers)\n")
+        #expect(result.stdout == "config.json: ok (3 services, 4 loaders, 3 subscribers)\n")
         #expect(result.stderr.isEmpty)
     }
 
@@ -69,7 +69,7 @@ import Testing
     @Test(arguments: [
         (["run", "--bogus"], "herald: unknown option '--bogus' for 'run' (see 'herald run --help')\n"),
         (["check", "--for", "3s"], "herald: unknown option '--for' for 'check' (see 'herald check --help')\n"),
-        (["launch"], "herald: unknown command 'launch' (commands: run, check, sandbox, tail; see 'herald --help')\n"),
+        (["launch"], "herald: unknown command 'launch' (commands: run, check, sandbox, tail, post; see 'herald --help')\n"),
         (["run", "--for"], "herald: --for needs a value\n"),
         (["run", "--for", "3x"], "herald: --for: \"3x\" is not a duration (250ms, 30s, 5m, 1h)\n"),
         (["sandbox", "--port", "http"], "herald: --port: \"http\" is not a port (0-65535)\n"),

@@ -46,7 +46,7 @@ import Darwin
         #expect(!result.stderr.contains("sandbox-token-secret") && !result.stderr.contains("sandbox-secret"))
         let state = config.deletingLastPathComponent().appendingPathComponent("var/state")
         #expect(try FileManager.default.contentsOfDirectory(atPath: state.path).sorted()
-                == ["home.json", "images.json", "itmedia.json", "todos.json"])
+                == ["home.json", "images.json", "itmedia.json", "outbox", "todos.json"])
     }
 
     @Test(.timeLimit(.minutes(1)), arguments: [SIGTERM, SIGINT])

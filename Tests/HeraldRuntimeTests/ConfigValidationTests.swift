@@ -70,7 +70,7 @@ import Testing
         ("services.twitter.auth.token", #"5"#, "services.twitter.auth.token: expected an object, got 5"),
         ("services.rss", #"{"url": "sandbox"}"#, "services.rss.kind: required (twitter, tiqav or baas) when the service is not named after its kind"),
         ("services.twitter.kind", #""mastodon""#, #"services.twitter.kind: "mastodon" is not one of twitter, tiqav, baas"#),
-        ("subscribers.console.kind", #""sms""#, #"subscribers.console.kind: "sms" is not one of log, file"#),
+        ("subscribers.console.kind", #""sms""#, #"subscribers.console.kind: "sms" is not one of log, file, post"#),
         ("subscribers.console.level", #""loud""#, #"subscribers.console.level: "loud" is not one of debug, info, warning, error"#),
         ("subscribers.console.format", #""xml""#, #"subscribers.console.format: "xml" is not one of text, logfmt, json"#),
         ("subscribers.console.topics", #"["loader.>.x"]"#, #"subscribers.console.topics[0]: "loader.>.x" is not a topic pattern"#),

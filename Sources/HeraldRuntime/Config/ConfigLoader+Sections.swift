@@ -110,7 +110,8 @@ extension ConfigLoader {
 
     // MARK: Subscribers
 
-    func readSubscribers(_ value: ConfigJSON?, _ reader: ConfigReader) -> [String: SubscriberConfiguration] {
+    func readSubscribers(_ value: ConfigJSON?, services: [String: ServiceConfiguration?]?, loaders: [String: LoaderConfiguration],
+                         baseDirectory: URL, _ reader: ConfigReader) -> [String: SubscriberConfiguration] {
         guard let value else { return [:] }
         guard case .object(let entries) = value else {
             reader.report("subscribers", "expected an object, got \(value.shown)")
@@ -123,9 +124,15 @@ extension ConfigLoader {
                 if let archive = readArchive(raw, path: path, reader) { subscribers[name] = archive }
                 continue
             }
+            if case .object(let raw)? = entries[name], case .string("post")? = raw["kind"] {
+                if let poster = readPoster(raw, path: path, services: services, loaders: loaders, baseDirectory: baseDirectory, reader) {
+                    subscribers[name] = poster
+                }
+                continue
+            }
             guard let fields = reader.object(entries[name] ?? .null, at: path,
                                              allowed: ["kind", "topics", "level", "format", "output"]) else { continue }
-            let kind = reader.choice(fields, "kind", at: path, among: ["log", "file"], required: true)
+            let kind = reader.choice(fields, "kind", at: path, among: ["log", "file", "post"], required: true)
             let topics = readTopics(fields["topics"], path: "\(path).topics", reader)
             let level = reader.choice(fields, "level", at: path, among: LogLevel.allCases.map(\.rawValue)).flatMap(LogLevel.init(rawValue:))
             let format = reader.choice(fields, "format", at: path, among: LogFormat.allCases.map(\.rawValue)).flatMap(LogFormat.init(rawValue:))

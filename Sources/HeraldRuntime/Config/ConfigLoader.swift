@@ -46,7 +46,7 @@ public struct ConfigLoader: Sendable {
         let state = reader.string(top, "state", at: "") ?? "var/state"
         let services = readServices(top["services"], reader)
         let loaders = readLoaders(top["loaders"], services: services, reader)
-        let subscribers = readSubscribers(top["subscribers"], reader)
+        let subscribers = readSubscribers(top["subscribers"], services: services, loaders: loaders, baseDirectory: baseDirectory, reader)
         // A log file that can never be opened is a configuration error, found before anything starts.
         for (name, subscriber) in subscribers.sorted(by: { $0.key < $1.key }) {
             let (key, file): (String, String)

@@ -125,6 +125,8 @@ public struct SubscriberConfiguration: Sendable {
     /// For a `"kind": "file"` subscriber, the JSON Lines archive (nil for a log subscriber,
     /// whose other settings a file subscriber does not use).
     public var archive: ArchiveSettings? = nil
+    /// For a `"kind": "post"` subscriber, its rules (nil for the other kinds).
+    public var posting: PostingSettings? = nil
 }
 
 /// A `"kind": "file"` subscriber: every matching event archived as a JSON line.

@@ -20,6 +20,9 @@ public struct HeraldDaemon: Sendable {
     private let makeWriter: WriterFactory
     private let drainTimeout: Duration
     private let scheduler: @Sendable ([(any Loader, SchedulePolicy)], Duration?) async -> Void
+    private let postClock: any Clock<Duration>
+    private let now: @Sendable () -> Date
+    private let postFaultHook: (@Sendable (PostScheduler.FaultPoint) -> Void)?
 
     /// Creates a daemon.
     ///
@@ -29,17 +32,25 @@ public struct HeraldDaemon: Sendable {
     ///   - drainTimeout: how long the bus may take to deliver what is queued at shutdown.
     ///   - clock: the clock schedules and `run(for:)` are measured on (a manual one in tests).
     ///   - now: the wall-clock time, to turn rate-limit reset dates into pauses.
+    ///   - postFaultHook: called at the post schedulers' fault points (crash tests stop the
+    ///     process there).
     public init<C: Clock>(configuration: HeraldConfiguration, makeWriter: WriterFactory? = nil, drainTimeout: Duration = .seconds(3),
-                          clock: C, now: @escaping @Sendable () -> Date = { Date() }) where C.Duration == Duration {
+                          clock: C, now: @escaping @Sendable () -> Date = { Date() },
+                          postFaultHook: (@Sendable (PostScheduler.FaultPoint) -> Void)? = nil) where C.Duration == Duration {
         self.scheduler = { loaders, duration in await Self.runSchedules(loaders, for: duration, clock: clock, now: now) }
+        self.postClock = clock
+        self.now = now
+        self.postFaultHook = postFaultHook
         self.configuration = configuration
         self.makeWriter = makeWriter ?? Self.standardWriters(relativeTo: configuration.directory)
         self.drainTimeout = drainTimeout
     }
 
     /// Creates a daemon on the continuous clock (see the other initialiser for the parameters).
-    public init(configuration: HeraldConfiguration, makeWriter: WriterFactory? = nil, drainTimeout: Duration = .seconds(3)) {
-        self.init(configuration: configuration, makeWriter: makeWriter, drainTimeout: drainTimeout, clock: ContinuousClock())
+    public init(configuration: HeraldConfiguration, makeWriter: WriterFactory? = nil, drainTimeout: Duration = .seconds(3),
+                postFaultHook: (@Sendable (PostScheduler.FaultPoint) -> Void)? = nil) {
+        self.init(configuration: configuration, makeWriter: makeWriter, drainTimeout: drainTimeout, clock: ContinuousClock(),
+                  postFaultHook: postFaultHook)
     }
 
     /// The default writers: standard error, standard output, or a file appended to (created
@@ -69,27 +80,44 @@ public struct HeraldDaemon: Sendable {
             }
         }
         let bus = EventBus()
+        var subscribers: [RunningSubscriber] = []
         do {
-            let subscribers = try startSubscribers(on: bus)
+            subscribers = try startSubscribers(on: bus, sandbox: sandbox)
             let loaders = try makeLoaders(bus: bus, sandbox: sandbox)
             started(DaemonStarted(sandboxURL: sandbox?.baseURL, loaders: loaders.map(\.0.id), subscribers: subscribers.map(\.name)))
             await runSchedules(loaders, for: duration)
+            // Post schedulers stop before the drain, so their last events are archived; what
+            // they have not sent stays in their outboxes.
+            for subscriber in subscribers { await subscriber.stopBeforeDrain?() }
             let report = await bus.shutdown(timeout: drainTimeout)
             subscribers.forEach { $0.stop() }  // after the drain: file sinks sync and close
             await sandbox?.stop()
             return DaemonStopped(drained: report.drained, discarded: report.totalDiscarded)
         } catch {
+            for subscriber in subscribers { await subscriber.stopBeforeDrain?() }
             _ = await bus.shutdown(timeout: .seconds(1))
+            subscribers.forEach { $0.stop() }
             await sandbox?.stop()
             throw error
         }
     }
 
-    private func startSubscribers(on bus: EventBus) throws(DaemonError) -> [RunningSubscriber] {
+    private func startSubscribers(on bus: EventBus, sandbox: Sandbox?) throws(DaemonError) -> [RunningSubscriber] {
         let redactor = Redactor(secrets: configuration.secrets)
         var subscribers: [RunningSubscriber] = []
         for name in configuration.subscribers.keys.sorted() {
             guard let settings = configuration.subscribers[name] else { continue }
+            if let posting = settings.posting {
+                let scheduler = try makePostScheduler(name, posting, sandbox: sandbox)
+                do {
+                    try scheduler.start(on: bus)
+                } catch {
+                    for started in subscribers { started.stop() }
+                    throw DaemonError("subscribers.\(name): \(error)")
+                }
+                subscribers.append(RunningSubscriber(name: name, stop: {}, stopBeforeDrain: { await scheduler.stop() }))
+                continue
+            }
             if let archive = settings.archive {
                 let sink = FileSink(
                     name: name, path: ConfigLoader.resolve(archive.path, against: configuration.directory).path,
@@ -121,6 +149,22 @@ public struct HeraldDaemon: Sendable {
             subscribers.append(RunningSubscriber(name: subscriber.name, stop: { subscriber.stop() }))
         }
         return subscribers
+    }
+
+    private func makePostScheduler(_ name: String, _ posting: PostingSettings, sandbox: Sandbox?) throws(DaemonError) -> PostScheduler {
+        let directory = ServiceDirectory(configuration: configuration, sandbox: sandbox, transport: URLSessionTransport())
+        var services: [String: any PostService] = [:]
+        for service in Set(posting.rules.map(\.service)) {
+            switch configuration.services[service] {
+            case .twitter?: services[service] = TwitterPostService(client: try directory.twitter(service), baseDirectory: configuration.directory)
+            case .baas?: services[service] = BaaSPostService(client: try directory.baas(service))
+            default: throw DaemonError("subscribers.\(name): service \(service) cannot post")
+            }
+        }
+        let outbox = posting.outbox.map { ConfigLoader.resolve($0, against: configuration.directory) }
+            ?? configuration.stateDirectory.appendingPathComponent("outbox").appendingPathComponent("\(name).jsonl")
+        return PostScheduler(name: name, rules: posting.rules, services: services, outboxPath: outbox.path, retry: posting.retry,
+                             clock: postClock, now: now, faultHook: postFaultHook)
     }
 
     private func makeLoaders(bus: EventBus, sandbox: Sandbox?) throws(DaemonError) -> [(any Loader, SchedulePolicy)] {
@@ -187,4 +231,6 @@ public struct HeraldDaemon: Sendable {
 struct RunningSubscriber: Sendable {
     var name: String
     var stop: @Sendable () -> Void
+    /// Stops it before the bus drains (post schedulers), if it needs to.
+    var stopBeforeDrain: (@Sendable () async -> Void)? = nil
 }

@@ -1,0 +1,285 @@
+import Foundation
+import Herald
+import HeraldServices
+import HeraldSubscribers
+
+/// A `"kind": "post"` subscriber: rules that turn events into posts, with its outbox.
+public struct PostingSettings: Sendable {
+    /// The rules, in name order.
+    public var rules: [PostRule]
+    /// Retries of posts that fail for a reason that may pass.
+    public var retry: PostScheduler.RetryPolicy
+    /// The outbox journal's path (relative paths against the config's directory); by default
+    /// `<state>/outbox/<subscriber>.jsonl`.
+    public var outbox: String?
+}
+
+extension ConfigLoader {
+    /// The fields of each loader kind's `finished` event, and of its new items when they are
+    /// fixed (a todo's fields are the bucket's own, so they are not checked).
+    static let loaderEventFields: [String: (event: Set<String>, item: Set<String>?)] = [
+        "timeline": (["loader", "statuses", "newStatuses", "rateLimitRemaining"],
+                     ["id_str", "created_at", "text", "user", "in_reply_to_status_id_str"]),
+        "tiqav": (["loader", "images", "newImages", "imageURLs"], ["id", "ext", "width", "height", "source_url"]),
+        "todo": (["loader", "bucket", "todos", "newTodos", "removedIDs"], nil),
+    ]
+
+    /// `{"kind": "post", "rules": {...}, "retry": {...}, "outbox": "path"}`.
+    func readPoster(_ raw: [String: ConfigJSON], path: String, services: [String: ServiceConfiguration?]?,
+                    loaders: [String: LoaderConfiguration], baseDirectory: URL, _ reader: ConfigReader) -> SubscriberConfiguration? {
+        let name = String(path.dropFirst("subscribers.".count))
+        guard let fields = reader.object(.object(raw), at: path, allowed: ["kind", "rules", "retry", "outbox"]) else { return nil }
+        var retry = PostScheduler.RetryPolicy()
+        if let value = fields["retry"], let values = reader.object(value, at: "\(path).retry", allowed: ["initial", "max", "attempts"]) {
+            let initial = reader.duration(values, "initial", at: "\(path).retry", positive: true) ?? retry.initial
+            let maximum = reader.duration(values, "max", at: "\(path).retry", positive: true) ?? max(retry.maximum, initial)
+            if maximum < initial { reader.report("\(path).retry.max", "must not be shorter than retry.initial") }
+            let attempts = reader.integer(values, "attempts", at: "\(path).retry", in: 1...1_000) ?? retry.attempts
+            retry = PostScheduler.RetryPolicy(initial: initial, maximum: maximum, attempts: attempts)
+        }
+        let outbox = reader.string(fields, "outbox", at: path)
+        guard let rulesValue = fields["rules"] else {
+            reader.report("\(path).rules", "required")
+            return nil
+        }
+        guard case .object(let entries) = rulesValue, !entries.isEmpty else {
+            reader.report("\(path).rules", "expected an object of rules by name, got \(rulesValue.shown)")
+            return nil
+        }
+        var rules: [PostRule] = []
+        var valid = true
+        for ruleName in entries.keys.sorted() {
+            if let rule = readRule(ruleName, entries[ruleName] ?? .null, path: "\(path).rules.\(ruleName)",
+                                   services: services, loaders: loaders, baseDirectory: baseDirectory, reader) {
+                rules.append(rule)
+            } else {
+                valid = false
+            }
+        }
+        guard valid else { return nil }
+        return SubscriberConfiguration(
+            name: name, topics: rules.map(\.pattern.description), level: .debug, format: .json, output: .standardError,
+            posting: PostingSettings(rules: rules, retry: retry, outbox: outbox))
+    }
+
+    private func readRule(_ name: String, _ value: ConfigJSON, path: String, services: [String: ServiceConfiguration?]?,
+                          loaders: [String: LoaderConfiguration], baseDirectory: URL, _ reader: ConfigReader) -> PostRule? {
+        var valid = PostTopics.isValidRuleName(name)
+        if !valid { reader.report(path, "\"\(name)\" is not a valid rule name (letters, digits, - and _ only)") }
+        let allowed = ["on", "for", "when", "service", "text", "media", "bucket", "fields", "rate", "quiet"]
+        guard let fields = reader.object(value, at: path, allowed: allowed) else { return nil }
+
+        var pattern: TopicPattern?
+        if let on = reader.string(fields, "on", at: path, required: true) {
+            pattern = try? TopicPattern(validating: on)
+            if pattern == nil { reader.report("\(path).on", "\"\(on)\" is not a topic pattern") }
+        }
+        let scope: PostRule.Scope = reader.choice(fields, "for", at: path, among: ["new", "event"]) == "new" ? .newItems : .event
+        let conditions = readConditions(fields["when"], path: "\(path).when", reader)
+
+        // The service decides the target.
+        var target: PostRule.Target?
+        let serviceName = reader.string(fields, "service", at: path, required: true)
+        var serviceKind: String?
+        if let serviceName, let services {
+            if let entry = services[serviceName] {
+                serviceKind = entry?.kind
+                if let kind = serviceKind, kind != "twitter", kind != "baas" {
+                    reader.report("\(path).service", "\"\(serviceName)\" is a \(kind) service; posts go to a twitter or baas service")
+                    valid = false
+                }
+            } else {
+                let known = services.keys.sorted().map { "\"\($0)\"" }.joined(separator: ", ")
+                reader.report("\(path).service", "no service named \"\(serviceName)\"" + (known.isEmpty ? "" : " (services: \(known))"))
+                valid = false
+            }
+        }
+        switch serviceKind {
+        case "twitter":
+            for key in ["bucket", "fields"] where fields[key] != nil {
+                reader.report("\(path).\(key)", "only for a baas service; a twitter service posts \"text\"")
+                valid = false
+            }
+            let text = template(fields, "text", at: path, required: true, reader)
+            var media: MediaSource?
+            switch fields["media"] {
+            case nil: break
+            case .string(let file)?:
+                media = .file(file)
+                var isDirectory: ObjCBool = false
+                let resolved = Self.resolve(file, against: baseDirectory).path
+                if !FileManager.default.fileExists(atPath: resolved, isDirectory: &isDirectory) || isDirectory.boolValue {
+                    reader.report("\(path).media", "no such file: \"\(file)\"")
+                    valid = false
+                }
+            case .object(let mediaFields)?:
+                if let values = reader.object(.object(mediaFields), at: "\(path).media", allowed: ["field"]),
+                   let field = reader.string(values, "field", at: "\(path).media", required: true) {
+                    if let fieldPath = FieldPath(field) { media = .field(fieldPath) } else {
+                        reader.report("\(path).media.field", "\"\(field)\" is not a field path")
+                        valid = false
+                    }
+                }
+            case let other?:
+                reader.report("\(path).media", "expected a file path or {\"field\": \"…\"}, got \(other.shown)")
+                valid = false
+            }
+            if let text { target = .status(text: text, media: media) }
+        case "baas":
+            for key in ["text", "media"] where fields[key] != nil {
+                reader.report("\(path).\(key)", "only for a twitter service; a baas service creates an object from \"fields\"")
+                valid = false
+            }
+            let bucket = reader.string(fields, "bucket", at: path, required: true)
+            var objectFields: [String: FieldTemplate]?
+            switch fields["fields"] {
+            case .object(let values)?:
+                var templates: [String: FieldTemplate] = [:]
+                for key in values.keys.sorted() {
+                    do {
+                        templates[key] = try FieldTemplate(values[key] ?? .null)
+                    } catch {
+                        reader.report("\(path).fields.\(key)", error.description)
+                    }
+                }
+                if templates.count == values.count { objectFields = templates }
+            case nil:
+                reader.report("\(path).fields", "required")
+            case let other?:
+                reader.report("\(path).fields", "expected an object of fields, got \(other.shown)")
+            }
+            if let bucket, let objectFields { target = .object(bucket: bucket, fields: objectFields) }
+        default:
+            break
+        }
+
+        var rate: PostRate?
+        if let text = reader.string(fields, "rate", at: path) {
+            rate = PostRate(parsing: text)
+            if rate == nil {
+                reader.report("\(path).rate", "\"\(text)\" is not a rate; write posts/unit, e.g. \"10/h\" (units s, m, h, d)")
+                valid = false
+            }
+        }
+        let quiet = readQuietHours(fields["quiet"], path: "\(path).quiet", reader)
+        if fields["quiet"] != nil, quiet == nil { valid = false }
+
+        guard valid, let serviceName, let pattern, let target, let conditions else { return nil }
+        let rule = PostRule(name: name, on: pattern, scope: scope, conditions: conditions, service: serviceName, target: target,
+                            rate: rate, quiet: quiet)
+        return checkFields(of: rule, path: path, loaders: loaders, reader) ? rule : nil
+    }
+
+    /// The rule's placeholders and conditions against the fields its events are known to have
+    /// (when `on` names one loader's `finished` topic).
+    private func checkFields(of rule: PostRule, path: String, loaders: [String: LoaderConfiguration], _ reader: ConfigReader) -> Bool {
+        let tokens = rule.pattern.description.split(separator: ".").map(String.init)
+        guard tokens.count == 3, tokens[0] == "loader", tokens[2] == "finished", tokens[1] != "*", tokens[1] != ">" else { return true }
+        guard let loader = loaders[tokens[1]] else {
+            let known = loaders.keys.sorted().map { "\"\($0)\"" }.joined(separator: ", ")
+            reader.report("\(path).on", "no loader named \"\(tokens[1])\"" + (known.isEmpty ? "" : " (loaders: \(known))"))
+            return false
+        }
+        guard let known = Self.loaderEventFields[loader.kind.name] else { return true }
+        let paths = rule.templates.flatMap(\.fieldPaths) + rule.conditions.map(\.field)
+        var valid = true
+        for field in paths {
+            let keys = field.keys
+            let missing: Bool
+            switch keys[0] {
+            case "topic" where keys.count == 1: missing = false
+            case "event": missing = keys.count < 2 || !known.event.contains(keys[1])
+            case "item":
+                guard rule.scope == .newItems else {
+                    reader.report(path, "\"{{\(field)}}\": there is an item only with \"for\": \"new\"")
+                    valid = false
+                    continue
+                }
+                missing = keys.count < 2 || known.item.map { !$0.contains(keys[1]) } ?? false
+            default:
+                if rule.scope == .newItems {
+                    guard let items = known.item else { continue }  // a todo's fields are its own
+                    missing = !items.contains(keys[0]) && !known.event.contains(keys[0])
+                } else {
+                    missing = !known.event.contains(keys[0])
+                }
+            }
+            if missing {
+                let fields = (rule.scope == .newItems ? (known.item ?? []) : known.event).sorted().joined(separator: ", ")
+                reader.report(path, "\"\(field)\" is not a field of \(loader.kind.name) loader \"\(loader.id)\"'s "
+                              + (rule.scope == .newItems ? "new items" : "events") + " (fields: \(fields))")
+                valid = false
+            }
+        }
+        return valid
+    }
+
+    private func template(_ fields: [String: ConfigJSON], _ key: String, at path: String, required: Bool,
+                          _ reader: ConfigReader) -> PostTemplate? {
+        guard let text = reader.string(fields, key, at: path, required: required) else { return nil }
+        do {
+            return try PostTemplate(text)
+        } catch {
+            reader.report("\(path).\(key)", error.description)
+            return nil
+        }
+    }
+
+    /// `when`: one condition object or an array of them (all must hold).
+    private func readConditions(_ value: ConfigJSON?, path: String, _ reader: ConfigReader) -> [PostCondition]? {
+        guard let value else { return [] }
+        let items: [(String, ConfigJSON)]
+        switch value {
+        case .array(let values): items = values.enumerated().map { ("\(path)[\($0.offset)]", $0.element) }
+        case .object: items = [(path, value)]
+        default:
+            reader.report(path, "expected a condition object or an array of them, got \(value.shown)")
+            return nil
+        }
+        var conditions: [PostCondition] = []
+        for (itemPath, item) in items {
+            guard let fields = reader.object(item, at: itemPath, allowed: ["field", "equals", "contains", "exists"]) else { continue }
+            guard let field = reader.string(fields, "field", at: itemPath, required: true) else { continue }
+            guard let fieldPath = FieldPath(field) else {
+                reader.report("\(itemPath).field", "\"\(field)\" is not a field path")
+                continue
+            }
+            let tests = ["equals", "contains", "exists"].filter { fields[$0] != nil }
+            guard tests.count == 1, let test = tests.first else {
+                reader.report(itemPath, "needs exactly one of \"equals\", \"contains\", \"exists\"")
+                continue
+            }
+            switch (test, fields[test]) {
+            case ("equals", let expected?): conditions.append(PostCondition(field: fieldPath, .equals(expected)))
+            case ("contains", .string(let text)?): conditions.append(PostCondition(field: fieldPath, .contains(text)))
+            case ("exists", .bool(let flag)?): conditions.append(PostCondition(field: fieldPath, .exists(flag)))
+            case (_, let other?):
+                reader.report("\(itemPath).\(test)", "expected \(test == "contains" ? "a string" : "true or false"), got \(other.shown)")
+            default: break
+            }
+        }
+        return conditions.count == items.count ? conditions : nil
+    }
+
+    /// `quiet`: `{"from": "22:00", "to": "07:00", "timeZone": "Asia/Tokyo"}` (the machine's zone by default).
+    private func readQuietHours(_ value: ConfigJSON?, path: String, _ reader: ConfigReader) -> QuietHours? {
+        guard let value, let fields = reader.object(value, at: path, allowed: ["from", "to", "timeZone"]) else { return nil }
+        var minutes: [Int] = []
+        for key in ["from", "to"] {
+            guard let text = reader.string(fields, key, at: path, required: true) else { continue }
+            if let value = QuietHours.minutes(text) { minutes.append(value) } else {
+                reader.report("\(path).\(key)", "\"\(text)\" is not a time of day (HH:MM, 00:00 to 23:59)")
+            }
+        }
+        var zone = TimeZone.current
+        if let identifier = reader.string(fields, "timeZone", at: path) {
+            guard let named = TimeZone(identifier: identifier) else {
+                reader.report("\(path).timeZone", "\"\(identifier)\" is not a time zone (e.g. \"UTC\", \"Asia/Tokyo\")")
+                return nil
+            }
+            zone = named
+        }
+        guard minutes.count == 2 else { return nil }
+        return QuietHours(start: minutes[0], end: minutes[1], timeZone: zone)
+    }
+}

@@ -1,0 +1,79 @@
+import Foundation
+import HeraldSandbox
+import HeraldServices
+
+/// One status posted through a configured Twitter-style service, optionally with an MP4 video
+/// (validated locally, then sent with the chunked upload): what `herald post` does.
+public struct SinglePost: Sendable {
+    /// The configuration whose service is used.
+    public var configuration: HeraldConfiguration
+    /// The service's name; nil picks the only twitter service.
+    public var service: String?
+
+    public init(configuration: HeraldConfiguration, service: String? = nil) {
+        self.configuration = configuration
+        self.service = service
+    }
+
+    /// What was posted.
+    public struct Posted: Sendable, Hashable {
+        /// The new status's id.
+        public var statusID: String
+        /// The service's name.
+        public var service: String
+        /// The embedded sandbox it went to, if any (gone when the process ends).
+        public var sandboxURL: URL?
+        /// The uploaded media's id, if any.
+        public var mediaID: String?
+    }
+
+    /// The twitter service to post through.
+    ///
+    /// - Throws: ``DaemonError`` when there is none, several and no name, or the named one is
+    ///   not a twitter service.
+    public func serviceName() throws(DaemonError) -> String {
+        let twitter = configuration.services.keys.filter { configuration.services[$0]?.kind == "twitter" }.sorted()
+        if let service {
+            guard let kind = configuration.services[service]?.kind else {
+                throw DaemonError("no service named \"\(service)\" (twitter services: \(twitter.joined(separator: ", ")))")
+            }
+            guard kind == "twitter" else { throw DaemonError("service \"\(service)\" is a \(kind) service; posts go to a twitter service") }
+            return service
+        }
+        guard let only = twitter.first else { throw DaemonError("the configuration has no twitter service to post to") }
+        guard twitter.count == 1 else {
+            throw DaemonError("several twitter services (\(twitter.joined(separator: ", "))); choose one with --service")
+        }
+        return only
+    }
+
+    /// Posts `text` with `media` (the bytes of an MP4 file), reporting upload steps.
+    ///
+    /// - Throws: ``DaemonError`` with the service's or the validation's reason.
+    public func post(_ text: String, media: Data? = nil,
+                     progress: @escaping @Sendable (UploadProgress) -> Void = { _ in }) async throws(DaemonError) -> Posted {
+        let name = try serviceName()
+        var sandbox: Sandbox?
+        if configuration.services[name]?.endpoint == .sandbox {
+            do {
+                sandbox = try await Sandbox.start(configuration.sandboxConfiguration())
+            } catch {
+                throw DaemonError("cannot start the sandbox: \(error)")
+            }
+        }
+        do {
+            let client = try ServiceDirectory(configuration: configuration, sandbox: sandbox, transport: URLSessionTransport()).twitter(name)
+            var mediaIDs: [String] = []
+            if let media {
+                let uploaded = try await client.uploadMedia(media, mediaType: "video/mp4", category: "tweet_video", progress: progress)
+                mediaIDs = [uploaded.mediaID]
+            }
+            let status = try await client.update(status: text, mediaIDs: mediaIDs)
+            await sandbox?.stop()
+            return Posted(statusID: status.id, service: name, sandboxURL: sandbox?.baseURL, mediaID: mediaIDs.first)
+        } catch {
+            await sandbox?.stop()
+            throw DaemonError("\(error)")
+        }
+    }
+}

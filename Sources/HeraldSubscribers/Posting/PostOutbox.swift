@@ -1,0 +1,240 @@
+import Foundation
+import HeraldServices
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A post the scheduler means to make, as written to the outbox before anything is sent.
+public struct PostIntent: Sendable, Hashable, Codable {
+    /// What is posted, rendered.
+    public enum Content: Sendable, Hashable, Codable {
+        /// A status and an optional media file's path.
+        case status(text: String, media: String?)
+        /// A BaaS object's fields in a bucket.
+        case object(bucket: String, fields: [String: JSONValue])
+    }
+
+    /// The idempotency key: the rule and the triggering event's item (or the event itself).
+    public var key: String
+    /// The rule.
+    public var rule: String
+    /// The service's name.
+    public var service: String
+    /// What is posted.
+    public var content: Content
+    /// The correlation id of the triggering event (`EventID` text).
+    public var correlation: String?
+    /// When the intent was made.
+    public var created: Date
+
+    public init(key: String, rule: String, service: String, content: Content, correlation: String?, created: Date) {
+        self.key = key
+        self.rule = rule
+        self.service = service
+        self.content = content
+        self.correlation = correlation
+        self.created = created
+    }
+}
+
+/// The outbox journal: a JSON Lines file in the state directory where every intent is appended
+/// (and fsync'd) before its post is sent, and marked done (sent or failed) after the answer.
+///
+/// At open, intents without a done record are returned to be retried, done keys are kept so
+/// the same key is never posted twice, and the journal is compacted (rewritten atomically with
+/// only what is still needed). A line that cannot be read (a crash mid-append leaves at most a
+/// torn last line, whose append was never acknowledged) is copied to `<path>.torn`.
+final class PostOutbox: Sendable {
+    /// One journal line.
+    struct Record: Codable {
+        enum Operation: String, Codable { case intent, done }
+        var op: Operation
+        var key: String
+        var intent: PostIntent?
+        var result: String?
+        var at: Date
+        var rule: String?
+    }
+
+    /// What the journal held at open.
+    struct Recovery {
+        /// Intents not done, oldest first.
+        var pending: [PostIntent] = []
+        /// Keys done (sent or failed) or pending.
+        var known: Set<String> = []
+        /// Recent sends per rule, for rate limits.
+        var sends: [String: [Date]] = [:]
+        /// Unreadable lines set aside.
+        var setAside = 0
+    }
+
+    let path: String
+    /// Done keys kept at compaction (the newest ones).
+    static let keptDoneKeys = 100_000
+    private let descriptor = Mutex<Int32>(-1)
+
+    init(path: String) {
+        self.path = path
+    }
+
+    deinit {
+        descriptor.withLock { if $0 >= 0 { close($0) } }
+    }
+
+    /// Reads the journal, compacts it and opens it for appending.
+    func recover() throws(PostOutboxError) -> Recovery {
+        let url = URL(fileURLWithPath: path)
+        do {
+            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true,
+                                                    attributes: [.posixPermissions: 0o700])
+        } catch {
+            throw PostOutboxError(path: path, reason: "cannot create its directory: \(error.localizedDescription)")
+        }
+        var recovery = Recovery()
+        var intents: [String: PostIntent] = [:]
+        var order: [String] = []
+        var done: [(key: String, record: Record)] = []
+        var doneKeys: Set<String> = []
+        if FileManager.default.fileExists(atPath: path) {
+            let data: Data
+            do {
+                data = try Data(contentsOf: url)
+            } catch {
+                throw PostOutboxError(path: path, reason: "cannot read: \(error.localizedDescription)")
+            }
+            let decoder = Self.decoder()
+            var unreadable: [Data] = []
+            for line in data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: true) {
+                guard let record = try? decoder.decode(Record.self, from: Data(line)) else {
+                    unreadable.append(Data(line))
+                    continue
+                }
+                switch record.op {
+                case .intent:
+                    guard let intent = record.intent, intents[record.key] == nil, !doneKeys.contains(record.key) else { continue }
+                    intents[record.key] = intent
+                    order.append(record.key)
+                case .done:
+                    intents[record.key] = nil
+                    if doneKeys.insert(record.key).inserted { done.append((record.key, record)) }
+                }
+            }
+            if !unreadable.isEmpty {
+                recovery.setAside = unreadable.count
+                try setAside(unreadable)
+            }
+        }
+        recovery.pending = order.compactMap { intents[$0] }
+        done = Array(done.suffix(Self.keptDoneKeys))
+        recovery.known = Set(done.map(\.key)).union(recovery.pending.map(\.key))
+        for (_, record) in done where record.result == "sent" {
+            if let rule = record.rule { recovery.sends[rule, default: []].append(record.at) }
+        }
+        let records = done.map(\.record) + recovery.pending.map { Record(op: .intent, key: $0.key, intent: $0, at: $0.created, rule: $0.rule) }
+        try rewrite(records)
+        let fd = openForWriting(path)
+        guard fd >= 0 else { throw PostOutboxError(path: path, reason: "cannot open: \(String(cString: strerror(errno)))") }
+        descriptor.withLock { if $0 >= 0 { close($0) }; $0 = fd }
+        return recovery
+    }
+
+    /// Appends an intent and forces it to the disk.
+    func append(_ intent: PostIntent) throws(PostOutboxError) {
+        try append(Record(op: .intent, key: intent.key, intent: intent, at: intent.created, rule: intent.rule))
+    }
+
+    /// Records that `key` is done (`sent` or `failed`) and forces it to the disk.
+    func markDone(_ key: String, rule: String, result: String, at date: Date) throws(PostOutboxError) {
+        try append(Record(op: .done, key: key, result: result, at: date, rule: rule))
+    }
+
+    /// Closes the journal.
+    func closeJournal() {
+        descriptor.withLock { if $0 >= 0 { _ = close($0) }; $0 = -1 }
+    }
+
+    private func append(_ record: Record) throws(PostOutboxError) {
+        let line: [UInt8]
+        do {
+            line = Array(try Self.encoder().encode(record)) + [UInt8(ascii: "\n")]
+        } catch {
+            throw PostOutboxError(path: path, reason: "cannot encode a record: \(error)")
+        }
+        try descriptor.withLock { fd throws(PostOutboxError) in
+            guard fd >= 0 else { throw PostOutboxError(path: path, reason: "the outbox is not open") }
+            try Self.writeAll(fd, line, path: path)
+            guard fsync(fd) == 0 else { throw PostOutboxError(path: path, reason: "fsync failed: \(String(cString: strerror(errno)))") }
+        }
+    }
+
+    private func rewrite(_ records: [Record]) throws(PostOutboxError) {
+        let encoder = Self.encoder()
+        var bytes: [UInt8] = []
+        for record in records {
+            guard let data = try? encoder.encode(record) else { continue }
+            bytes += data
+            bytes.append(UInt8(ascii: "\n"))
+        }
+        let temporary = path + ".compact"
+        let fd = openForWriting(temporary, truncate: true)
+        guard fd >= 0 else { throw PostOutboxError(path: temporary, reason: "cannot create: \(String(cString: strerror(errno)))") }
+        defer { _ = close(fd) }
+        try Self.writeAll(fd, bytes, path: temporary)
+        guard fsync(fd) == 0 else { throw PostOutboxError(path: temporary, reason: "fsync failed: \(String(cString: strerror(errno)))") }
+        guard rename(temporary, path) == 0 else {
+            throw PostOutboxError(path: path, reason: "cannot replace with the compacted journal: \(String(cString: strerror(errno)))")
+        }
+        let directory = open(URL(fileURLWithPath: path).deletingLastPathComponent().path, O_RDONLY)
+        if directory >= 0 { _ = fsync(directory); _ = close(directory) }
+    }
+
+    private func setAside(_ lines: [Data]) throws(PostOutboxError) {
+        let fd = openForWriting(path + ".torn")
+        guard fd >= 0 else { throw PostOutboxError(path: path + ".torn", reason: "cannot open: \(String(cString: strerror(errno)))") }
+        defer { _ = close(fd) }
+        for line in lines { try Self.writeAll(fd, Array(line) + [UInt8(ascii: "\n")], path: path + ".torn") }
+        _ = fsync(fd)
+    }
+
+    private static func writeAll(_ fd: Int32, _ bytes: [UInt8], path: String) throws(PostOutboxError) {
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes[offset...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+            if written < 0 {
+                if errno == EINTR { continue }
+                throw PostOutboxError(path: path, reason: "write failed: \(String(cString: strerror(errno)))")
+            }
+            offset += written
+        }
+    }
+
+    private func openForWriting(_ path: String, truncate: Bool = false) -> Int32 {
+        open(path, O_WRONLY | O_CREAT | O_CLOEXEC | (truncate ? O_TRUNC : O_APPEND), 0o600)
+    }
+
+    private static func encoder() -> JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .iso8601
+        return encoder
+    }
+
+    private static func decoder() -> JSONDecoder {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        return decoder
+    }
+}
+
+/// The outbox journal cannot be read or written.
+public struct PostOutboxError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The file.
+    public var path: String
+    /// What went wrong.
+    public var reason: String
+
+    public var description: String { "outbox \(path): \(reason)" }
+}

@@ -1,0 +1,378 @@
+import Foundation
+import Herald
+import HeraldServices
+import Synchronization
+
+/// Turns events into posts, each exactly once, across crashes.
+///
+/// For every event matching a rule (and its conditions) the scheduler renders the post, gives
+/// it an idempotency key (the rule and the new item's id, or the rule and the event's id) and
+/// appends the intent to the outbox journal, fsync'd, before the event's publish returns: the
+/// rules subscribe inline, so a loader that saves its state after publishing never forgets an
+/// item whose post was not recorded. Then one worker per rule sends the intents in order:
+///
+/// - quiet hours and the rule's rate make a post wait, never drop;
+/// - a rate-limit answer waits for the service's reset time;
+/// - 5xx, a network error, or an answer that cannot be read is retried with exponential
+///   backoff, up to ``RetryPolicy/attempts`` requests;
+/// - Twitter's "duplicate status" (code 187) counts as sent;
+/// - other 4xx answers (401, 403, 400), a media file that breaks the limits or cannot be read
+///   give up at once;
+///
+/// and the outcome is written to the journal and published as `post.<rule>.sent` or
+/// `post.<rule>.failed`; media uploads publish `upload.<rule>.progress`. At ``start(on:)``
+/// intents left unfinished by a previous run are sent again (the service's duplicate
+/// detection, or the BaaS key lookup, keeps that from posting twice), and keys already done are
+/// never posted again.
+///
+/// Library code: it never prints. Errors of the journal surface as `bus.subscriber.failed`.
+public final class PostScheduler: Sendable {
+    /// Retries of a post that failed for a reason that may pass.
+    public struct RetryPolicy: Sendable, Hashable {
+        /// The first wait.
+        public var initial: Duration
+        /// The longest wait.
+        public var maximum: Duration
+        /// Requests before giving up (at least 1).
+        public var attempts: Int
+
+        public init(initial: Duration = .seconds(1), maximum: Duration = .seconds(300), attempts: Int = 10) {
+            self.initial = initial
+            self.maximum = max(initial, maximum)
+            self.attempts = max(1, attempts)
+        }
+    }
+
+    /// Where a test may make the process stop, to check that nothing is lost or doubled.
+    public enum FaultPoint: String, Sendable, Hashable, CaseIterable {
+        /// An intent is in the journal; its post has not been sent.
+        case afterIntentRecorded = "after-intent"
+        /// The post was accepted by the service; the journal does not say so yet.
+        case afterPostSent = "after-post"
+    }
+
+    /// Its name (subscriptions are named `<name>.<rule>`).
+    public let name: String
+    /// The rules.
+    public let rules: [PostRule]
+    private let services: [String: any PostService]
+    private let outbox: PostOutbox
+    private let retry: RetryPolicy
+    private let clock: any Clock<Duration>
+    private let now: @Sendable () -> Date
+    private let faultHook: (@Sendable (FaultPoint) -> Void)?
+    private let state = Mutex(State())
+
+    private struct State {
+        var bus: EventBus?
+        var subscriptions: [Subscription] = []
+        var queues: [String: AsyncStream<Queued>.Continuation] = [:]
+        var workers: [Task<Void, Never>] = []
+        var known: Set<String> = []
+        var sends: [String: [Date]] = [:]
+        var pending = 0
+    }
+
+    private struct Queued: Sendable {
+        var intent: PostIntent
+        var mayExist: Bool
+    }
+
+    /// Creates a scheduler; nothing is read or sent until ``start(on:)``.
+    ///
+    /// - Parameters:
+    ///   - services: the services the rules name, by name.
+    ///   - outboxPath: the journal (in the state directory).
+    ///   - clock: what waits (backoff, rate, quiet hours, rate-limit resets) sleep on.
+    ///   - now: the wall-clock time, for quiet hours, rates and rate-limit reset dates.
+    ///   - faultHook: called at each ``FaultPoint`` (tests stop the process there).
+    public init(name: String, rules: [PostRule], services: [String: any PostService], outboxPath: String,
+                retry: RetryPolicy = RetryPolicy(), clock: any Clock<Duration> = ContinuousClock(),
+                now: @escaping @Sendable () -> Date = { Date() }, faultHook: (@Sendable (FaultPoint) -> Void)? = nil) {
+        self.name = name
+        self.rules = rules
+        self.services = services
+        self.outbox = PostOutbox(path: outboxPath)
+        self.retry = retry
+        self.clock = clock
+        self.now = now
+        self.faultHook = faultHook
+    }
+
+    /// Posts waiting to be sent or being sent.
+    public var pendingCount: Int { state.withLock { $0.pending } }
+
+    /// Reads the outbox (queueing what a previous run left unfinished), subscribes every rule and
+    /// starts the workers.
+    ///
+    /// - Throws: ``PostOutboxError`` when the journal cannot be read or written, ``EventBusError``
+    ///   when the bus refuses a subscription.
+    public func start(on bus: EventBus) throws {
+        let recovery = try outbox.recover()
+        var queues: [String: AsyncStream<Queued>.Continuation] = [:]
+        var workers: [Task<Void, Never>] = []
+        for rule in rules {
+            let (stream, continuation) = AsyncStream.makeStream(of: Queued.self)
+            queues[rule.name] = continuation
+            workers.append(Task { [self] in
+                for await queued in stream { await deliver(queued, rule: rule) }
+            })
+        }
+        state.withLock { state in
+            state.bus = bus
+            state.known = recovery.known
+            state.sends = recovery.sends
+            state.queues = queues
+            state.workers = workers
+        }
+        for intent in recovery.pending {
+            enqueue(Queued(intent: intent, mayExist: true), rule: intent.rule, bus: bus)
+        }
+        do {
+            var subscriptions: [Subscription] = []
+            for rule in rules {
+                subscriptions.append(try bus.subscribe(matching: rule.pattern, name: "\(name).\(rule.name)", delivery: .inline) {
+                    [self, weak bus] envelope in
+                    guard let bus else { return }
+                    try accept(envelope, rule: rule, bus: bus)
+                })
+            }
+            state.withLock { $0.subscriptions = subscriptions }
+        } catch {
+            Task { await stop() }
+            throw error
+        }
+    }
+
+    /// Ends the subscriptions and the workers (a post in flight is cancelled and stays in the
+    /// journal, to be sent at the next start) and closes the journal.
+    public func stop() async {
+        let (subscriptions, queues, workers) = state.withLock { state in
+            defer {
+                state.subscriptions = []
+                state.queues = [:]
+                state.workers = []
+                state.bus = nil
+            }
+            return (state.subscriptions, state.queues, state.workers)
+        }
+        subscriptions.forEach { $0.cancel() }
+        queues.values.forEach { $0.finish() }
+        workers.forEach { $0.cancel() }
+        for worker in workers { await worker.value }
+        outbox.closeJournal()
+    }
+
+    // MARK: Intake (on the publisher's task)
+
+    private func accept(_ envelope: Envelope<any Event>, rule: PostRule, bus: EventBus) throws {
+        let event = try Self.json(of: envelope.event)
+        let topic = envelope.topic.name
+        let correlation = envelope.correlationID.description
+        var contexts: [(key: String, context: PostContext)] = []
+        switch rule.scope {
+        case .event:
+            contexts = [("\(rule.name):event:\(envelope.id)", PostContext(event: event, topic: topic))]
+        case .newItems:
+            guard let items = Self.newItems(of: event) else {
+                _ = try? bus.post(PostFailed(rule: rule.name, key: nil, service: rule.service,
+                                             reason: "the event on \(topic) has no array of new items (a field named new…)",
+                                             correlation: correlation, attempts: 0), correlation: envelope.correlationID)
+                return
+            }
+            contexts = items.map { ("\(rule.name):item:\(Self.itemID($0))", PostContext(event: event, item: $0, topic: topic)) }
+        }
+        for (key, context) in contexts where rule.conditions.allSatisfy({ $0.holds(in: context) }) {
+            guard !state.withLock({ $0.known.contains(key) }) else { continue }
+            let content: PostIntent.Content
+            do {
+                content = try Self.render(rule.target, context)
+            } catch {
+                _ = try? bus.post(PostFailed(rule: rule.name, key: key, service: rule.service, reason: error.description,
+                                             correlation: correlation, attempts: 0), correlation: envelope.correlationID)
+                continue
+            }
+            let intent = PostIntent(key: key, rule: rule.name, service: rule.service, content: content,
+                                    correlation: correlation, created: now())
+            try outbox.append(intent)
+            faultHook?(.afterIntentRecorded)
+            enqueue(Queued(intent: intent, mayExist: false), rule: rule.name, bus: bus)
+        }
+    }
+
+    private func enqueue(_ queued: Queued, rule: String, bus: EventBus) {
+        let accepted = state.withLock { state -> Bool in
+            guard let queue = state.queues[rule] else { return false }
+            state.known.insert(queued.intent.key)
+            state.pending += 1
+            queue.yield(queued)
+            return true
+        }
+        if !accepted {
+            // An intent of a rule no longer configured: it stays in the journal, reported.
+            _ = try? bus.post(PostFailed(rule: rule, key: queued.intent.key, service: queued.intent.service,
+                                         reason: "no rule named \(rule) is configured; the intent stays in the outbox",
+                                         correlation: queued.intent.correlation, attempts: 0))
+        }
+    }
+
+    static func render(_ target: PostRule.Target, _ context: PostContext) throws(PostRenderError) -> PostIntent.Content {
+        switch target {
+        case .status(let text, let media):
+            let path: String? = switch media {
+            case nil: nil
+            case .file(let file)?: file
+            case .field(let field)?:
+                try {() throws(PostRenderError) -> String in
+                    guard case .string(let value)? = context.value(at: field), !value.isEmpty else {
+                        throw PostRenderError(field: field.description, template: "media")
+                    }
+                    return value
+                }()
+            }
+            return .status(text: try text.render(context), media: path)
+        case .object(let bucket, let fields):
+            var rendered: [String: JSONValue] = [:]
+            for (key, field) in fields { rendered[key] = try field.render(context) }
+            return .object(bucket: bucket, fields: rendered)
+        }
+    }
+
+    /// The event's JSON form, dates in ISO 8601.
+    static func json(of event: any Event) throws -> JSONValue {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .iso8601
+        let data = try encode(event, with: encoder)
+        return try JSONDecoder().decode(JSONValue.self, from: data)
+    }
+
+    private static func encode<E: Event>(_ event: E, with encoder: JSONEncoder) throws -> Data { try encoder.encode(event) }
+
+    /// The event's array of new items: its field whose name starts with `new` and holds an array.
+    static func newItems(of event: JSONValue) -> [JSONValue]? {
+        guard case .object(let fields) = event else { return nil }
+        for key in fields.keys.sorted() where key.hasPrefix("new") {
+            if case .array(let items)? = fields[key] { return items }
+        }
+        return nil
+    }
+
+    /// An item's identity: its `id_str`, `_id`, `id` or `objectId`, else a digest of its JSON.
+    static func itemID(_ item: JSONValue) -> String {
+        if case .object(let fields) = item {
+            for name in ["id_str", "_id", "id", "objectId"] {
+                switch fields[name] {
+                case .string(let text)? where !text.isEmpty: return text
+                case .number(let number)?: return PostTemplate.text(of: .number(number))
+                default: continue
+                }
+            }
+        }
+        let text = PostTemplate.text(of: item)
+        return "sha1-" + SHA1.hash(Array(text.utf8)).prefix(10).map { String(format: "%02x", $0) }.joined()
+    }
+
+    // MARK: Delivery (one worker per rule)
+
+    private func deliver(_ queued: Queued, rule: PostRule) async {
+        let intent = queued.intent
+        var mayExist = queued.mayExist
+        var requests = 0
+        var failures = 0
+        var backoff = retry.initial
+        defer { state.withLock { $0.pending -= 1 } }
+        guard let service = services[intent.service] else {
+            finish(intent, rule: rule, failure: "no service named \(intent.service) is configured", status: nil, requests: 0)
+            return
+        }
+        while !Task.isCancelled {
+            if let wait = waitBeforeSending(rule) {
+                guard (try? await clock.sleep(for: wait)) != nil else { return }
+                continue
+            }
+            requests += 1
+            do {
+                let id = try await service.post(intent, mayExist: mayExist, progress: progressReporter(intent))
+                finish(intent, rule: rule, sentID: id, duplicate: false, requests: requests)
+                return
+            } catch {
+                switch PostErrorClass(error) {
+                case .cancelled:
+                    return
+                case .duplicate:
+                    finish(intent, rule: rule, sentID: nil, duplicate: true, requests: requests)
+                    return
+                case .permanent(let reason, let status):
+                    finish(intent, rule: rule, failure: reason, status: status, requests: requests)
+                    return
+                case .rateLimited(let reset):
+                    mayExist = true
+                    let wait = reset.map { Self.duration(from: now(), to: $0) } ?? backoff
+                    guard (try? await clock.sleep(for: min(max(wait, .milliseconds(100)), .seconds(900)))) != nil else { return }
+                case .retry(let reason):
+                    mayExist = true
+                    failures += 1
+                    guard failures < retry.attempts else {
+                        finish(intent, rule: rule, failure: "gave up after \(requests) attempts: \(reason)", status: nil, requests: requests)
+                        return
+                    }
+                    guard (try? await clock.sleep(for: backoff)) != nil else { return }
+                    backoff = min(backoff * 2, retry.maximum)
+                }
+            }
+        }
+    }
+
+    /// How long quiet hours or the rule's rate make the next post wait; nil to send now.
+    private func waitBeforeSending(_ rule: PostRule) -> Duration? {
+        let now = now()
+        if let end = rule.quiet?.end(after: now) { return Self.duration(from: now, to: end) }
+        if let rate = rule.rate {
+            let sends = state.withLock { $0.sends[rule.name] ?? [] }
+            if let slot = rate.nextSlot(after: sends, now: now) { return max(Self.duration(from: now, to: slot), .milliseconds(1)) }
+        }
+        return nil
+    }
+
+    private func progressReporter(_ intent: PostIntent) -> @Sendable (UploadProgress) -> Void {
+        let bus = state.withLock { $0.bus }
+        let correlation = intent.correlation.flatMap(EventID.init)
+        return { [weak bus] progress in
+            _ = try? bus?.post(PostUploadProgress(
+                rule: intent.rule, key: intent.key, phase: progress.phase.rawValue, bytesSent: progress.bytesSent,
+                totalBytes: progress.totalBytes, processingPercent: progress.processingPercent), correlation: correlation)
+        }
+    }
+
+    private func finish(_ intent: PostIntent, rule: PostRule, sentID: String?, duplicate: Bool, requests: Int) {
+        faultHook?(.afterPostSent)
+        let date = now()
+        // A journal that cannot record the outcome leaves the intent pending: the next start
+        // sends it again, and the service's duplicate detection (or the BaaS key) absorbs it.
+        try? outbox.markDone(intent.key, rule: intent.rule, result: "sent", at: date)
+        let bus = state.withLock { state -> EventBus? in
+            if let rate = rule.rate {
+                let window = Double(rate.period.components.seconds)
+                state.sends[rule.name, default: []].removeAll { date.timeIntervalSince($0) >= window }
+                state.sends[rule.name, default: []].append(date)
+            }
+            return state.bus
+        }
+        _ = try? bus?.post(PostSent(rule: intent.rule, key: intent.key, service: intent.service, id: sentID, duplicate: duplicate,
+                                    correlation: intent.correlation, attempts: requests),
+                           correlation: intent.correlation.flatMap(EventID.init))
+    }
+
+    private func finish(_ intent: PostIntent, rule: PostRule, failure: String, status: Int?, requests: Int) {
+        try? outbox.markDone(intent.key, rule: intent.rule, result: "failed", at: now())
+        let bus = state.withLock { $0.bus }
+        _ = try? bus?.post(PostFailed(rule: intent.rule, key: intent.key, service: intent.service, reason: failure, status: status,
+                                      correlation: intent.correlation, attempts: requests),
+                           correlation: intent.correlation.flatMap(EventID.init))
+    }
+
+    static func duration(from start: Date, to end: Date) -> Duration {
+        let seconds = max(0, end.timeIntervalSince(start))
+        return .milliseconds(Int64((seconds * 1000).rounded(.up)))
+    }
+}
