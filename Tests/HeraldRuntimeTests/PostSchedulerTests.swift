@@ -1,0 +1,288 @@
+import Foundation
+import Herald
+import HeraldLoaders
+import HeraldSandbox
+import HeraldServices
+@testable import HeraldSubscribers
+import HeraldTestSupport
+import Synchronization
+import Testing
+
+/// A post service that answers from a script (errors, then ids), recording each call.
+final class ScriptedPostService: PostService {
+    private let script: Mutex<[Result<String, ServiceError>]>
+    private let calls = Mutex<[(key: String, mayExist: Bool)]>([])
+
+    init(_ script: [Result<String, ServiceError>]) {
+        self.script = Mutex(script)
+    }
+
+    var recorded: [(key: String, mayExist: Bool)] { calls.withLock { $0 } }
+
+    func post(_ intent: PostIntent, mayExist: Bool, progress: @escaping @Sendable (UploadProgress) -> Void) async throws -> String {
+        calls.withLock { $0.append((intent.key, mayExist)) }
+        let next = script.withLock { $0.isEmpty ? .success("id-\(intent.key)") : $0.removeFirst() }
+        return try next.get()
+    }
+}
+
+/// A post service whose requests never finish until cancelled (a daemon stopped mid-post).
+struct HangingPostService: PostService {
+    func post(_ intent: PostIntent, mayExist: Bool, progress: @escaping @Sendable (UploadProgress) -> Void) async throws -> String {
+        await withCheckedContinuation { (_: CheckedContinuation<Void, Never>) in }
+        throw CancellationError()
+    }
+}
+
+@Suite(.timeLimit(.minutes(1))) struct PostSchedulerTests {
+    static func httpError(_ status: Int, code: Int? = nil) -> ServiceError {
+        ServiceError(kind: .httpStatus, message: "HTTP \(status)", status: status,
+                     apiErrors: code.map { [APIErrorDetail(code: $0, message: "scripted")] } ?? [])
+    }
+
+    @Test func eachNewItemIsPostedOnceWithTheTriggeringCorrelation() async throws {
+        try await PostHarness.run { harness in
+            let scheduler = harness.scheduler([try PostHarness.rule()])
+            try scheduler.start(on: harness.bus)
+            let first = try await harness.bus.publish(PostHarness.todos(["buy milk", "call mom"]))
+            #expect(await harness.recorder.wait(for: 2, PostSent.self))
+            #expect(harness.sandbox.posts().map(\.text) == ["New todo: buy milk", "New todo: call mom"])
+            let sent = harness.recorder.events(PostSent.self)
+            #expect(sent.map(\.key) == ["tweet:item:t1", "tweet:item:t2"])
+            #expect(sent.allSatisfy { $0.correlation == first.description && $0.attempts == 1 && !$0.duplicate && $0.id != nil })
+            #expect(harness.recorder.envelopes.allSatisfy { $0.correlationID == first })
+            #expect(harness.recorder.topics == ["post.tweet.sent", "post.tweet.sent"])
+
+            // The same items announced again (a loader restarted from old state) are not posted again.
+            try await harness.bus.publish(PostHarness.todos(["buy milk", "call mom", "water plants"]))
+            #expect(await harness.recorder.wait(for: 3, PostSent.self))
+            #expect(harness.sandbox.posts().count == 3)
+            await scheduler.stop()
+
+            // Nor by a new scheduler on the same outbox.
+            let restarted = harness.scheduler([try PostHarness.rule()])
+            try restarted.start(on: harness.bus)
+            try await harness.bus.publish(PostHarness.todos(["buy milk", "call mom", "water plants"]))
+            #expect(restarted.pendingCount == 0)
+            try await harness.bus.publish(PostHarness.todos(["feed cat"], firstID: 4))
+            #expect(await harness.recorder.wait(for: 4, PostSent.self))
+            #expect(harness.sandbox.posts().map(\.text).last == "New todo: feed cat")
+            #expect(harness.sandbox.posts().count == 4)
+            await restarted.stop()
+        }
+    }
+
+    @Test func conditionsSelectItemsAndAMissingFieldFailsThePost() async throws {
+        try await PostHarness.run { harness in
+            let urgent = try PostHarness.rule("urgent", conditions: [PostCondition(field: FieldPath("description")!, .contains("URGENT"))])
+            let broken = try PostHarness.rule("broken", text: "{{description}} by {{item.owner}}")
+            let scheduler = harness.scheduler([urgent, broken])
+            try scheduler.start(on: harness.bus)
+            try await harness.bus.publish(PostHarness.todos(["urgent: pay rent", "read a book"]))
+            #expect(await harness.recorder.wait(for: 1, PostSent.self))
+            #expect(await harness.recorder.wait(for: 2, PostFailed.self))
+            #expect(harness.sandbox.posts().map(\.text) == ["New todo: urgent: pay rent"])
+            let failures = harness.recorder.events(PostFailed.self)
+            #expect(failures.allSatisfy { $0.rule == "broken" && $0.reason.contains("\"item.owner\"") && $0.attempts == 0 })
+            await scheduler.stop()
+        }
+    }
+
+    @Test func anIntentLeftUnsentIsSentAtTheNextStart() async throws {
+        try await PostHarness.run { harness in
+            let hanging = harness.scheduler([try PostHarness.rule()], services: ["twitter": HangingPostService()])
+            try hanging.start(on: harness.bus)
+            try await harness.bus.publish(PostHarness.todos(["stay in the outbox"]))
+            #expect(hanging.pendingCount == 1)
+            await hanging.stop()  // cancels the post in flight: the intent stays in the journal
+            #expect(harness.sandbox.posts().isEmpty)
+
+            let scheduler = harness.scheduler([try PostHarness.rule()])
+            try scheduler.start(on: harness.bus)
+            #expect(await harness.recorder.wait(for: 1, PostSent.self))
+            #expect(harness.sandbox.posts().map(\.text) == ["New todo: stay in the outbox"])
+            await scheduler.stop()
+        }
+    }
+
+    @Test func aPostMadeButNotRecordedCountsAsSentThroughTheDuplicateAnswer() async throws {
+        try await PostHarness.run { harness in
+            // A previous run appended the intent and posted, then died before marking it done.
+            let outbox = PostOutbox(path: harness.outboxPath)
+            _ = try outbox.recover()
+            try outbox.append(PostIntent(key: "tweet:item:t1", rule: "tweet", service: "twitter",
+                                         content: .status(text: "posted before the crash", media: nil), correlation: nil, created: Date()))
+            outbox.closeJournal()
+            _ = try await harness.twitter().update(status: "posted before the crash")
+
+            let scheduler = harness.scheduler([try PostHarness.rule()])
+            try scheduler.start(on: harness.bus)
+            #expect(await harness.recorder.wait(for: 1, PostSent.self))
+            let sent = try #require(harness.recorder.events(PostSent.self).first)
+            #expect(sent.duplicate && sent.id == nil && sent.key == "tweet:item:t1")
+            #expect(harness.sandbox.posts().map(\.text) == ["posted before the crash"])
+            // Now done: announcing t1 again posts nothing.
+            try await harness.bus.publish(PostHarness.todos(["posted before the crash"]))
+            #expect(scheduler.pendingCount == 0)
+            await scheduler.stop()
+        }
+    }
+
+    @Test func serverErrorsAndLostAnswersAreRetriedWithBackoffAndRateLimitsWaitForTheReset() async throws {
+        try await PostHarness.run { harness in
+            let reset = harness.start.addingTimeInterval(3 + 30)
+            let service = ScriptedPostService([
+                .failure(Self.httpError(503)), .failure(.transport("connection reset")),
+                .failure(ServiceError(kind: .rateLimited, message: "429", status: 429, rateLimit: RateLimit(reset: reset))),
+            ])
+            let scheduler = harness.scheduler([try PostHarness.rule()], services: ["twitter": service])
+            try scheduler.start(on: harness.bus)
+            try await harness.bus.publish(PostHarness.todos(["retry me"]))
+            for _ in 0..<3 {
+                await harness.clock.waitForSleepers(1)
+                harness.clock.advanceToNextDeadline()
+            }
+            #expect(await harness.recorder.wait(for: 1, PostSent.self))
+            // 1 s, then 2 s of backoff, then until the reset 30 s later.
+            #expect(harness.clock.now.offset == .seconds(33))
+            #expect(harness.recorder.events(PostSent.self).first?.attempts == 4)
+            #expect(service.recorded.map(\.mayExist) == [false, true, true, true])
+            await scheduler.stop()
+        }
+    }
+
+    @Test func retriesEndAfterTheConfiguredAttempts() async throws {
+        try await PostHarness.run { harness in
+            let service = ScriptedPostService(Array(repeating: .failure(Self.httpError(502)), count: 5))
+            let scheduler = harness.scheduler([try PostHarness.rule()], services: ["twitter": service],
+                                              retry: .init(initial: .seconds(1), maximum: .seconds(60), attempts: 3))
+            try scheduler.start(on: harness.bus)
+            try await harness.bus.publish(PostHarness.todos(["never"]))
+            for _ in 0..<2 {
+                await harness.clock.waitForSleepers(1)
+                harness.clock.advanceToNextDeadline()
+            }
+            #expect(await harness.recorder.wait(for: 1, PostFailed.self))
+            let failed = try #require(harness.recorder.events(PostFailed.self).first)
+            #expect(failed.reason.hasPrefix("gave up after 3 attempts: ") && failed.attempts == 3)
+            #expect(service.recorded.count == 3)
+            await scheduler.stop()
+        }
+    }
+
+    @Test func anUnauthorizedPostFailsAtOnceWithTheReason() async throws {
+        try await PostHarness.run { harness in
+            let wrong = OAuthCredentials(consumerKey: "sandbox", consumerSecret: "wrong", token: "sandbox", tokenSecret: "wrong")
+            let scheduler = harness.scheduler([try PostHarness.rule()],
+                                              services: ["twitter": TwitterPostService(client: harness.twitter(wrong), baseDirectory: harness.directory)])
+            try scheduler.start(on: harness.bus)
+            try await harness.bus.publish(PostHarness.todos(["not allowed"]))
+            #expect(await harness.recorder.wait(for: 1, PostFailed.self))
+            let failed = try #require(harness.recorder.events(PostFailed.self).first)
+            #expect(failed.status == 401 && failed.attempts == 1 && failed.reason.contains("401"))
+            #expect(!failed.reason.contains("wrong"), "no secret in the reason")
+            #expect(harness.sandbox.posts().isEmpty)
+            await scheduler.stop()
+            // Failed is done: a restart does not try again.
+            let restarted = harness.scheduler([try PostHarness.rule()])
+            try restarted.start(on: harness.bus)
+            #expect(restarted.pendingCount == 0)
+            await restarted.stop()
+        }
+    }
+
+    @Test func theRateMakesPostsWaitTheirTurn() async throws {
+        try await PostHarness.run { harness in
+            let scheduler = harness.scheduler([try PostHarness.rule(rate: PostRate(parsing: "1/h"))])
+            try scheduler.start(on: harness.bus)
+            try await harness.bus.publish(PostHarness.todos(["first", "second"]))
+            #expect(await harness.recorder.wait(for: 1, PostSent.self))
+            await harness.clock.waitForSleepers(1)
+            #expect(harness.clock.nextDeadline?.offset == .seconds(3600))
+            #expect(harness.sandbox.posts().count == 1)
+            harness.clock.advanceToNextDeadline()
+            #expect(await harness.recorder.wait(for: 2, PostSent.self))
+            #expect(harness.sandbox.posts().map(\.text) == ["New todo: first", "New todo: second"])
+            await scheduler.stop()
+        }
+    }
+
+    @Test func quietHoursDeferPostsToTheirEnd() async throws {
+        // 23:00 UTC; quiet from 22:00 to 07:00 UTC.
+        let start = Date(timeIntervalSince1970: 1_800_000_000 - 1_800_000_000 % 86_400 + 23 * 3_600)
+        try await PostHarness.run(start: start) { harness in
+            let quiet = QuietHours(start: 22 * 60, end: 7 * 60, timeZone: TimeZone(identifier: "UTC")!)
+            let scheduler = harness.scheduler([try PostHarness.rule(quiet: quiet)])
+            try scheduler.start(on: harness.bus)
+            try await harness.bus.publish(PostHarness.todos(["good morning"]))
+            await harness.clock.waitForSleepers(1)
+            #expect(harness.clock.nextDeadline?.offset == .seconds(8 * 3_600))
+            #expect(harness.sandbox.posts().isEmpty)
+            harness.clock.advanceToNextDeadline()
+            #expect(await harness.recorder.wait(for: 1, PostSent.self))
+            await scheduler.stop()
+        }
+    }
+
+    @Test func aBaaSTargetCreatesOneObjectPerItemEvenWhenRetriedAfterACrash() async throws {
+        try await PostHarness.run { harness in
+            let fields: [String: FieldTemplate] = [
+                "title": try FieldTemplate(.string("From todo {{_id}}: {{description}}")), "done": try FieldTemplate(.bool(false)),
+            ]
+            let rule = PostRule(name: "copy", on: "loader.todos.finished", scope: .newItems, service: "baas",
+                                target: .object(bucket: "inbox", fields: fields))
+            // A previous run created the object for t1 and crashed before marking it done.
+            let outbox = PostOutbox(path: harness.outboxPath)
+            _ = try outbox.recover()
+            let earlier = ["title": JSONValue.string("From todo t1: one"), "done": .bool(false), BaaSPostService.keyField: .string("copy:item:t1")]
+            try outbox.append(PostIntent(key: "copy:item:t1", rule: "copy", service: "baas",
+                                         content: .object(bucket: "inbox", fields: earlier), correlation: nil, created: Date()))
+            outbox.closeJournal()
+            let created = try await harness.baas().create(bucket: "inbox", fields: earlier)
+
+            let scheduler = harness.scheduler([rule])
+            try scheduler.start(on: harness.bus)
+            #expect(await harness.recorder.wait(for: 1, PostSent.self))
+            #expect(harness.recorder.events(PostSent.self).first?.id == created.id)
+            try await harness.bus.publish(PostHarness.todos(["one", "two"]))
+            #expect(await harness.recorder.wait(for: 2, PostSent.self))
+            let objects = try await harness.baas().query(bucket: "inbox").results
+            #expect(objects.count == 2)
+            #expect(objects.compactMap { $0.fields["title"]?.stringValue }.sorted() == ["From todo t1: one", "From todo t2: two"])
+            #expect(objects.compactMap { $0.fields[BaaSPostService.keyField]?.stringValue }.sorted() == ["copy:item:t1", "copy:item:t2"])
+            await scheduler.stop()
+        }
+    }
+
+    @Test func aTornLastJournalLineIsSetAsideAndTheRestKept() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("herald-outbox-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("posts.jsonl").path
+        let outbox = PostOutbox(path: path)
+        _ = try outbox.recover()
+        let intent = PostIntent(key: "r:item:1", rule: "r", service: "twitter", content: .status(text: "kept", media: nil),
+                                correlation: nil, created: Date(timeIntervalSince1970: 1_800_000_000))
+        try outbox.append(intent)
+        try outbox.append(PostIntent(key: "r:item:2", rule: "r", service: "twitter", content: .status(text: "done", media: nil),
+                                     correlation: nil, created: Date(timeIntervalSince1970: 1_800_000_000)))
+        try outbox.markDone("r:item:2", rule: "r", result: "sent", at: Date(timeIntervalSince1970: 1_800_000_001))
+        outbox.closeJournal()
+        let handle = try #require(FileHandle(forWritingAtPath: path))
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data(#"{"op":"intent","key":"r:it"#.utf8))
+        try handle.close()
+
+        let reopened = PostOutbox(path: path)
+        let recovery = try reopened.recover()
+        reopened.closeJournal()
+        #expect(recovery.pending == [intent])
+        #expect(recovery.known == ["r:item:1", "r:item:2"])
+        #expect(recovery.sends["r"]?.count == 1)
+        #expect(recovery.setAside == 1)
+        #expect(try String(contentsOfFile: path + ".torn", encoding: .utf8) == #"{"op":"intent","key":"r:it"# + "\n")
+        // Compacted: the done intent's body is gone, the pending one and the done key stay.
+        let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n")
+        #expect(lines.count == 2)
+        #expect((try? FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int) == 0o600)
+    }
+}
