@@ -63,6 +63,14 @@ public enum MP4Fixture {
         return file
     }
 
+    /// A video of exactly `byteCount` bytes that seed 002's limits accept: the default
+    /// ``make(duration:width:height:fps:brand:mdatBytes:version:audioChannels:mdatSize:)``
+    /// file with its `mdat` grown to fit. Smaller than the boxes alone (a few hundred bytes)
+    /// gives those boxes with an empty `mdat`.
+    public static func sized(_ byteCount: Int) -> Data {
+        make(mdatBytes: byteCount - make(mdatBytes: 0).count)
+    }
+
     /// A box: 32-bit size, type, payload.
     public static func box(_ type: String, _ payload: Data) -> Data {
         UInt32(8 + payload.count).bytes + fourCC(type) + payload
