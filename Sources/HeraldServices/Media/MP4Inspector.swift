@@ -100,7 +100,7 @@ public enum MP4Inspector {
     private static func movie(_ moov: MP4Box, in file: MP4Bytes, byteCount: Int) throws -> MP4Info {
         let bytes = try moov.contents(in: file)
         let header = try moov.required("mvhd", in: bytes)
-        let (timescale, duration) = try timing(of: header, in: bytes, timescaleOffsetV0: 8, timescaleOffsetV1: 16, durationFollows: true)
+        let (timescale, duration) = try timing(of: header, in: bytes)
         var info = MP4Info(
             majorBrand: "", duration: Double(duration) / Double(timescale), width: 0, height: 0, frameRate: 0,
             trackHandlers: [], byteCount: byteCount)
@@ -121,20 +121,17 @@ public enum MP4Inspector {
         return info
     }
 
-    /// A full box's timescale and (when `durationFollows`) the duration after it, at the
-    /// version's offsets from the first byte after version and flags.
-    private static func timing(
-        of box: MP4Box, in file: MP4Bytes, timescaleOffsetV0: Int, timescaleOffsetV1: Int, durationFollows: Bool
-    ) throws -> (timescale: UInt32, duration: UInt64) {
+    /// The timescale and duration of an `mvhd` or `mdhd`, which share their layout: after
+    /// version and flags, creation and modification times, then timescale and duration
+    /// (times and duration 32-bit in version 0, 64-bit in version 1).
+    private static func timing(of box: MP4Box, in file: MP4Bytes) throws -> (timescale: UInt32, duration: UInt64) {
         let bytes = try box.contents(in: file)
         let version = try box.version(in: bytes)
-        let fields = box.payloadOffset + 4
-        let timescaleOffset = fields + (version == 1 ? timescaleOffsetV1 : timescaleOffsetV0)
+        let timescaleOffset = box.payloadOffset + 4 + (version == 1 ? 16 : 8)
         let timescale = try bytes.uint32(at: timescaleOffset, for: "timescale of '\(box.type)'")
         guard timescale > 0 else {
             throw MP4Error.invalidValue("'\(box.type)' at offset \(box.offset) has timescale 0", at: box.offset)
         }
-        guard durationFollows else { return (timescale, 0) }
         let duration = try bytes.unsigned(at: timescaleOffset + 4, width: version == 1 ? 8 : 4, for: "duration of '\(box.type)'")
         return (timescale, duration)
     }
@@ -174,7 +171,7 @@ public enum MP4Inspector {
 
         let media = try track.required("mdia", in: file)
         let mediaHeader = try media.required("mdhd", in: file)
-        let (timescale, _) = try timing(of: mediaHeader, in: file, timescaleOffsetV0: 8, timescaleOffsetV1: 16, durationFollows: false)
+        let (timescale, _) = try timing(of: mediaHeader, in: file)
 
         let times = try sampleTable(of: track, in: file).required("stts", in: file)
         let bytes = try times.contents(in: file)
