@@ -175,4 +175,19 @@ import Testing
         #expect(parsed > 0)
         #expect(refused > 0)
     }
+
+    @Test func seededSplicesNeverTrap() {
+        let data = [UInt8](MP4Fixture.make(duration: 1, width: 64, height: 64, fps: 12, mdatBytes: 4, version: 1, audioChannels: 1))
+        var random = SeededGenerator(seed: 0x5350_4C49)
+        var refused = 0
+        for _ in 0..<2000 {
+            var bytes = data
+            let start = Int(random.next() % UInt64(bytes.count))
+            let end = min(bytes.count, start + 1 + Int(random.next() % 64))
+            // Delete a range, or repeat it in place: sizes now point into the wrong boxes.
+            if random.next() % 2 == 0 { bytes.removeSubrange(start..<end) } else { bytes.insert(contentsOf: bytes[start..<end], at: start) }
+            if mp4Error(Data(bytes)) != nil { refused += 1 }
+        }
+        #expect(refused > 1000)
+    }
 }
