@@ -1,13 +1,15 @@
 import Foundation
 import HeraldSandbox
 import HeraldServices
+import HeraldTestSupport
 import Testing
 
 @Suite struct MediaUploadExtrasTests {
     @Test func uploadEventsEndWithTheCompletedMedia() async throws {
         try await SandboxHarness.run { harness in
             var events: [UploadEvent] = []
-            for try await event in harness.twitter(segmentSize: 64).uploadMediaEvents(Data(count: 100), mediaType: "video/mp4", category: "tweet_video") {
+            let video = MP4Fixture.make()
+            for try await event in harness.twitter(segmentSize: (video.count + 1) / 2).uploadMediaEvents(video, mediaType: "video/mp4", category: "tweet_video") {
                 events.append(event)
             }
             guard case .completed(let media)? = events.last else {
@@ -15,16 +17,16 @@ import Testing
                 return
             }
             #expect(events.count == 7)  // initialized, 2 segments, 2 processing polls, completed progress, media
-            #expect(media.size == 100)
+            #expect(media.size == video.count)
         }
     }
 
     @Test func cancellingBetweenSegmentsIsACancelledServiceErrorAndNothingIsFinalized() async throws {
         try await SandboxHarness.run { harness in
-            let client = harness.twitter(segmentSize: 10)
+            let client = harness.twitter(segmentSize: 100)
             let upload = Task {
                 await serviceError {
-                    try await client.uploadMedia(Data(count: 100), mediaType: "video/mp4", category: "tweet_video") { report in
+                    try await client.uploadMedia(MP4Fixture.make(), mediaType: "video/mp4", category: "tweet_video") { report in
                         // Cancel the uploading task itself once the first segment is in.
                         if report.phase == .uploading { withUnsafeCurrentTask { $0?.cancel() } }
                     }
@@ -42,7 +44,7 @@ import Testing
             var client = harness.twitter()
             client.maxStatusPolls = 2
             let error = await serviceError {
-                try await client.uploadMedia(Data(count: 10), mediaType: "video/mp4", category: "tweet_video")
+                try await client.uploadMedia(MP4Fixture.make(), mediaType: "video/mp4", category: "tweet_video")
             }
             #expect(error?.kind == .processingFailed)
             #expect(error?.message.contains("after 2 polls") == true)

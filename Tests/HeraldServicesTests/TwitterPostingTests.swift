@@ -1,6 +1,7 @@
 import Foundation
 import HeraldSandbox
 import HeraldServices
+import HeraldTestSupport
 import Testing
 
 @Suite struct TwitterPostingTests {
@@ -65,7 +66,7 @@ import Testing
     @Test func chunkedVideoUploadPollsStatusOnTheInjectedClockThenPosts() async throws {
         try await SandboxHarness.run({ $0.processingPolls = 2; $0.processingCheckAfterSeconds = 3 }) { harness in
             let client = harness.twitter(segmentSize: 1000)
-            let video = Data((0..<2500).map { UInt8(truncatingIfNeeded: $0) })
+            let video = MP4Fixture.sized(2500)
             let reports = ProgressRecorder()
             let media = try await client.uploadMedia(video, mediaType: "video/mp4", category: "tweet_video") { reports.append($0) }
             #expect(media.size == 2500)
@@ -91,7 +92,7 @@ import Testing
     @Test func failedProcessingIsAProcessingFailedError() async throws {
         try await SandboxHarness.run({ $0.processingFails = true; $0.processingPolls = 1 }) { harness in
             let error = await serviceError {
-                try await harness.twitter().uploadMedia(Data(repeating: 1, count: 10), mediaType: "video/mp4", category: "tweet_video")
+                try await harness.twitter().uploadMedia(MP4Fixture.make(), mediaType: "video/mp4", category: "tweet_video")
             }
             #expect(error?.kind == .processingFailed)
             #expect(error?.message == "Unsupported video format")
@@ -101,16 +102,16 @@ import Testing
     @Test func oversizedSegmentsAndMediaAreRejected() async throws {
         try await SandboxHarness.run({ $0.maxSegmentBytes = 1000; $0.maxMediaBytes = 5000 }) { harness in
             let tooLargeSegment = await serviceError {
-                try await harness.twitter(segmentSize: 2000).uploadMedia(Data(count: 3000), mediaType: "video/mp4")
+                try await harness.twitter(segmentSize: 2000).uploadMedia(MP4Fixture.sized(3000), mediaType: "video/mp4")
             }
             #expect(tooLargeSegment?.status == 400)
             #expect(tooLargeSegment?.hasAPIError(code: 324) == true)
             let tooLargeMedia = await serviceError {
-                try await harness.twitter(segmentSize: 1000).uploadMedia(Data(count: 6000), mediaType: "video/mp4")
+                try await harness.twitter(segmentSize: 1000).uploadMedia(MP4Fixture.sized(6000), mediaType: "video/mp4")
             }
             #expect(tooLargeMedia?.status == 400)
             let badSize = await serviceError {
-                try await harness.twitter(segmentSize: 6 * 1024 * 1024).uploadMedia(Data(count: 10), mediaType: "video/mp4")
+                try await harness.twitter(segmentSize: 6 * 1024 * 1024).uploadMedia(MP4Fixture.make(), mediaType: "video/mp4")
             }
             #expect(badSize?.kind == .invalidRequest)
             let unknownMedia = await serviceError { try await harness.twitter().update(status: "x", mediaIDs: ["123"]) }

@@ -1,5 +1,6 @@
 import Foundation
 import HeraldSandbox
+import HeraldTestSupport
 import Testing
 #if canImport(Glibc)
 import Glibc
@@ -74,7 +75,7 @@ import Darwin
     @Test func largeSegmentsGoThroughExpectContinue() async throws {
         try await SandboxHarness.run { harness in
             let client = harness.twitter(segmentSize: 1_500_000)
-            let media = try await client.uploadMedia(Data(repeating: 0xAB, count: 3_200_000), mediaType: "video/mp4", category: "tweet_video")
+            let media = try await client.uploadMedia(MP4Fixture.sized(3_200_000), mediaType: "video/mp4", category: "tweet_video")
             #expect(media.size == 3_200_000)
         }
     }

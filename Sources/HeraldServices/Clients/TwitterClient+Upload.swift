@@ -12,7 +12,9 @@ extension TwitterClient {
     ///   - progress: called after INIT, after each segment, after each STATUS poll and at the end.
     ///     Use ``uploadMediaEvents(_:mediaType:category:)`` for the same as an AsyncSequence.
     /// - Returns: the media id to pass to ``update(status:inReplyTo:mediaIDs:)``.
-    /// - Throws: `.invalidRequest` for empty data, data outside ``mediaLimits``, a segment size outside 1 byte…5 MB,
+    /// - Throws: `.invalidRequest` for empty data, data outside ``mediaLimits`` (a `video/mp4` is
+    ///   parsed and its duration, dimensions, aspect ratio and frame rate checked before INIT;
+    ///   see ``MediaLimits/validate(video:mediaType:)``), a segment size outside 1 byte…5 MB,
     ///   or more than ``maxSegmentCount`` segments,
     ///   `.processingFailed` when processing fails or does not finish within
     ///   ``maxStatusPolls``, and any error of the steps.
@@ -21,7 +23,14 @@ extension TwitterClient {
         progress: @Sendable (UploadProgress) -> Void = { _ in }
     ) async throws -> UploadedMedia {
         guard !data.isEmpty else { throw ServiceError.invalidRequest("no media bytes to upload") }
-        try mediaLimits?.validate(byteCount: data.count, mediaType: mediaType)
+        if let mediaLimits {
+            // An MP4 is parsed and checked whole here, so a file the service would refuse sends nothing.
+            if mediaType.lowercased() == "video/mp4" {
+                try mediaLimits.validate(video: data, mediaType: mediaType)
+            } else {
+                try mediaLimits.validate(byteCount: data.count, mediaType: mediaType)
+            }
+        }
         guard (1...Self.maxSegmentSize).contains(segmentSize) else {
             throw ServiceError.invalidRequest("segment size \(segmentSize) is outside 1…\(Self.maxSegmentSize) bytes")
         }
