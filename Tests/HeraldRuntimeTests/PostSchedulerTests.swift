@@ -209,7 +209,7 @@ struct HangingPostService: PostService {
 
     @Test func quietHoursDeferPostsToTheirEnd() async throws {
         // 23:00 UTC; quiet from 22:00 to 07:00 UTC.
-        let start = Date(timeIntervalSince1970: 1_800_000_000 - 1_800_000_000 % 86_400 + 23 * 3_600)
+        let start = Date(timeIntervalSince1970: TimeInterval(1_800_000_000 - 1_800_000_000 % 86_400 + 23 * 3_600))
         try await PostHarness.run(start: start) { harness in
             let quiet = QuietHours(start: 22 * 60, end: 7 * 60, timeZone: TimeZone(identifier: "UTC")!)
             let scheduler = harness.scheduler([try PostHarness.rule(quiet: quiet)])
