@@ -36,6 +36,6 @@ extension Sandbox {
     /// stored (clients' creations and, with ``SandboxConfiguration/todoInterval``, grown todos;
     /// ``SandboxObject/isGenerated`` tells them apart). Deleted objects are gone.
     public func objects(inBucket bucket: String) -> [SandboxObject] {
-        baas.objects(in: bucket)
+        baas.objects(in: bucket).map(\.object)
     }
 }

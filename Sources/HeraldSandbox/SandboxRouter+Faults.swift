@@ -87,8 +87,8 @@ extension SandboxRouter {
         let objects = baas.objects(in: bucket)
         return .json(200, .object([
             ("bucket", .string(bucket)), ("count", .int(Int64(objects.count))),
-            ("created", .int(Int64(objects.filter { !$0.isGenerated }.count))),
-            ("objects", .array(objects.map { SandboxJSON.parse(Data($0.json.utf8)) ?? .null })),
+            ("created", .int(Int64(objects.filter { !$0.object.isGenerated }.count))),
+            ("objects", .array(objects.map(\.json))),
         ]))
     }
 }

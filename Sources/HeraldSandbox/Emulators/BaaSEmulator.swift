@@ -58,15 +58,18 @@ final class BaaSEmulator: Sendable {
         state.growTodos(in: configuration.todoBucket, now: now, start: start, interval: configuration.todoInterval)
     }
 
-    /// The objects of `bucket` in the order they were stored (the todo bucket grown to `now`).
-    func objects(in bucket: String) -> [SandboxObject] {
+    /// The objects of `bucket` in the order they were stored (the todo bucket grown to `now`),
+    /// each with its rendering.
+    func objects(in bucket: String) -> [(object: SandboxObject, json: SandboxJSON)] {
         let now = configuration.now()
         let stored = state.withLock { state -> [StoredObject] in
             grow(&state, now: now)
             return state.buckets[bucket] ?? []
         }
         return stored.map {
-            SandboxObject(id: $0.id, createdAt: $0.createdAt, updatedAt: $0.updatedAt, json: render($0).serialized(), isGenerated: $0.generated)
+            let json = render($0)
+            return (SandboxObject(id: $0.id, createdAt: $0.createdAt, updatedAt: $0.updatedAt, json: json.serialized(),
+                                  isGenerated: $0.generated), json)
         }
     }
 
