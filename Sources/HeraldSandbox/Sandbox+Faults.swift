@@ -20,6 +20,8 @@ extension Sandbox {
     ///   or is a `/_sandbox/` control path, a status is not in 400…599, or a delay is negative.
     public func script(path: String, method: String? = nil, _ outcomes: [SandboxScriptedFault]) throws(SandboxScriptError) {
         try faultScript.append(SandboxFaultScript(path: path, method: method, outcomes: outcomes))
+        // A drop must meet a fresh connection, or libcurl would silently resend the request.
+        if outcomes.contains(.drop) { closeIdleConnections() }
     }
 
     /// The scripted outcomes not consumed yet, in the order the scripts were made.

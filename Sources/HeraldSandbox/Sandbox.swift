@@ -75,6 +75,12 @@ public final class Sandbox: Sendable {
         await stop()
     }
 
+    /// Closes the keep-alive connections waiting for their next request (clients reconnect on
+    /// their next request). Scripting a drop does this itself.
+    func closeIdleConnections() {
+        server.closeIdleConnections()
+    }
+
     /// How many requests have been received so far (control paths included).
     public var requestsReceived: Int {
         server.requestsReceived

@@ -63,11 +63,16 @@ extension SandboxRouter {
         case "GET":
             break
         case "POST":
+            let added: SandboxFaultScript
             do throws(SandboxScriptError) {
-                try script.append(try SandboxFaultScript.parse(request.body))
+                added = try SandboxFaultScript.parse(request.body)
+                try script.append(added)
             } catch {
                 return .json(400, .object([("error", .string(error.message))]))
             }
+            var response = SandboxResponse.json(200, .object([("scripts", .array(script.remaining().map(\.json)))]))
+            response.closesIdleConnections = added.outcomes.contains(.drop)
+            return response
         case "DELETE":
             script.clear(path: request.query("path"))
         default:

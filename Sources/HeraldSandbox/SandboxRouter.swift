@@ -11,8 +11,16 @@ struct SandboxRouter: Sendable {
     let configuration: SandboxConfiguration
 
     func route(_ request: SandboxRequest) -> SandboxResponse {
-        let path = request.path
-        if path.hasPrefix("/_sandbox/") { return control(request) }
+        if request.path.hasPrefix("/_sandbox/") { return control(request) }
+        var response = routeService(request)
+        // While a drop is scripted, no connection is kept alive, so the drop always meets a
+        // fresh connection and a client cannot silently resend the request (see
+        // HTTPServer.closeIdleConnections()).
+        if script.hasPendingDrop { response.closesConnection = true }
+        return response
+    }
+
+    private func routeService(_ request: SandboxRequest) -> SandboxResponse {
         // Drawn even when a script decides, so scripting one request does not shift the random
         // faults of the others.
         let plan = faults.plan()

@@ -56,6 +56,11 @@ final class FaultScript: Sendable {
         }
     }
 
+    /// Whether some queued outcome is a drop.
+    var hasPendingDrop: Bool {
+        scripts.withLock { $0.contains { $0.outcomes.contains(.drop) } }
+    }
+
     /// What is left, in order.
     func remaining() -> [SandboxFaultScript] {
         scripts.withLock { $0 }
