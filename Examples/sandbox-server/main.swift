@@ -1,7 +1,7 @@
 // sandbox-server: runs the loopback emulator of the Twitter-style API, Tiqav and NEC BaaS
 // until SIGINT or SIGTERM.
 //
-//     swift run sandbox-server [--port N] [--status-interval SECONDS] [--seed N]
+//     swift run sandbox-server [--port N] [--status-interval SECONDS] [--todo-interval SECONDS] [--seed N]
 //         [--latency-ms N] [--error-rate F] [--drop-rate F] [--truncate-rate F]
 //         [--malform-rate F] [--drip-rate F]
 //
@@ -19,7 +19,7 @@ import Darwin
 #endif
 
 let usage = """
-    usage: sandbox-server [--port N] [--status-interval SECONDS] [--seed N] [--latency-ms N]
+    usage: sandbox-server [--port N] [--status-interval SECONDS] [--todo-interval SECONDS] [--seed N] [--latency-ms N]
                           [--error-rate F] [--drop-rate F] [--truncate-rate F] [--malform-rate F] [--drip-rate F]
 
     """
@@ -43,6 +43,7 @@ while let argument = arguments.popFirst() {
     switch argument {
     case "--port": configuration.port = integer(value, in: 0...65_535)
     case "--status-interval": configuration.statusInterval = number(value, in: 0...86_400)
+    case "--todo-interval": configuration.todoInterval = number(value, in: 0.001...86_400)
     case "--seed":
         guard let seed = UInt64(value) else { usageError() }
         configuration.faults.seed = seed

@@ -7,7 +7,9 @@ import Foundation
 ///   `/1.1/statuses/update.json`, `/1.1/media/upload.json` (OAuth 1.0a checked on each);
 /// - Tiqav: `/search/random.json`, `/search.json?q=`, images under `/img/`;
 /// - NEC BaaS: `/1/{tenant}/objects/{bucket}[/{id}]`;
-/// - the sandbox itself: `GET /_sandbox/posts`, `GET /_sandbox/config`, `GET /_sandbox/health`.
+/// - the sandbox itself: `GET /_sandbox/posts`, `GET /_sandbox/config`, `GET /_sandbox/health`,
+///   `GET /_sandbox/objects/{bucket}`, and `GET`/`POST`/`DELETE /_sandbox/faults` (scripted
+///   faults, see ``script(path:method:_:)``).
 ///
 /// ```swift
 /// let sandbox = try await Sandbox.start(SandboxConfiguration())
@@ -26,11 +28,16 @@ public final class Sandbox: Sendable {
 
     private let server: HTTPServer
     private let twitter: TwitterEmulator
+    let baas: BaaSEmulator
+    let faultScript: FaultScript
 
-    private init(configuration: SandboxConfiguration, server: HTTPServer, twitter: TwitterEmulator) {
+    private init(configuration: SandboxConfiguration, server: HTTPServer, twitter: TwitterEmulator, baas: BaaSEmulator,
+                 faultScript: FaultScript) {
         self.configuration = configuration
         self.server = server
         self.twitter = twitter
+        self.baas = baas
+        self.faultScript = faultScript
         self.port = server.port
         self.baseURL = URL(string: "http://127.0.0.1:\(server.port)") ?? URL(fileURLWithPath: "/")
     }
@@ -40,12 +47,14 @@ public final class Sandbox: Sendable {
     /// - Throws: ``SandboxError`` when the socket cannot be opened or bound.
     public static func start(_ configuration: SandboxConfiguration = SandboxConfiguration()) async throws -> Sandbox {
         let twitter = TwitterEmulator(configuration: configuration)
+        let baas = BaaSEmulator(configuration: configuration)
+        let script = FaultScript()
         let router = SandboxRouter(
-            twitter: twitter, tiqav: TiqavEmulator(), baas: BaaSEmulator(configuration: configuration),
-            faults: FaultInjector(faults: configuration.faults), configuration: configuration)
+            twitter: twitter, tiqav: TiqavEmulator(), baas: baas,
+            faults: FaultInjector(faults: configuration.faults), script: script, configuration: configuration)
         let server = try HTTPServer(port: configuration.port) { request in router.route(request) }
         server.start()
-        return Sandbox(configuration: configuration, server: server, twitter: twitter)
+        return Sandbox(configuration: configuration, server: server, twitter: twitter, baas: baas, faultScript: script)
     }
 
     /// Stops accepting, closes open connections and waits until every server thread ended.
@@ -64,6 +73,12 @@ public final class Sandbox: Sendable {
             continuation.finish()
         }
         await stop()
+    }
+
+    /// Closes the keep-alive connections waiting for their next request (clients reconnect on
+    /// their next request). Scripting a drop does this itself.
+    func closeIdleConnections() {
+        server.closeIdleConnections()
     }
 
     /// How many requests have been received so far (control paths included).

@@ -39,6 +39,13 @@ public struct SandboxConfiguration: Sendable {
     /// with 401 / 135, as the real service does; nil (the default) accepts any timestamp, so
     /// tests on virtual time can sign with the wall clock.
     public var oauthTimestampTolerance: TimeInterval?
+    /// When set, the sandbox adds a todo (`{"description": "…", "done": false}`, English and
+    /// Japanese texts in turn) to ``todoBucket`` of ``baasTenant`` every this many seconds of
+    /// ``now``, so a daemon watching todos sees new ones; nil (the default) leaves buckets to
+    /// the clients. Like the timeline, the bucket grows when a request looks at it.
+    public var todoInterval: TimeInterval?
+    /// The bucket ``todoInterval`` grows.
+    public var todoBucket: String
     /// Fault injection.
     public var faults: SandboxFaults
     /// The time source; the timeline, rate limits and BaaS dates follow it.
@@ -52,7 +59,8 @@ public struct SandboxConfiguration: Sendable {
         statusInterval: TimeInterval = 5, homeTimelineLimit: Int = 15, rateLimitWindow: TimeInterval = 900,
         dailyUpdateLimit: Int = 2400, maxMediaBytes: Int = 15 * 1024 * 1024, maxSegmentBytes: Int = 5 * 1024 * 1024,
         processingCheckAfterSeconds: Int = 1, processingPolls: Int = 2, processingFails: Bool = false,
-        oauthTimestampTolerance: TimeInterval? = nil, faults: SandboxFaults = .none, now: @escaping @Sendable () -> Date = { Date() }
+        oauthTimestampTolerance: TimeInterval? = nil, todoInterval: TimeInterval? = nil, todoBucket: String = "todos",
+        faults: SandboxFaults = .none, now: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.port = port
         self.credentials = credentials
@@ -71,6 +79,8 @@ public struct SandboxConfiguration: Sendable {
         self.processingPolls = processingPolls
         self.processingFails = processingFails
         self.oauthTimestampTolerance = oauthTimestampTolerance
+        self.todoInterval = todoInterval
+        self.todoBucket = todoBucket
         self.faults = faults
         self.now = now
     }

@@ -1,17 +1,32 @@
 import Foundation
 
-/// Sends each request to its emulator and applies the configured faults to service answers.
+/// Sends each request to its emulator and applies the scripted, then the random, faults to
+/// service answers.
 struct SandboxRouter: Sendable {
     let twitter: TwitterEmulator
     let tiqav: TiqavEmulator
     let baas: BaaSEmulator
     let faults: FaultInjector
+    let script: FaultScript
     let configuration: SandboxConfiguration
 
     func route(_ request: SandboxRequest) -> SandboxResponse {
-        let path = request.path
-        if path.hasPrefix("/_sandbox/") { return control(request) }
+        if request.path.hasPrefix("/_sandbox/") { return control(request) }
+        var response = routeService(request)
+        // While a drop is scripted, no connection is kept alive, so the drop always meets a
+        // fresh connection and a client cannot silently resend the request (see
+        // HTTPServer.closeIdleConnections()).
+        if script.hasPendingDrop { response.closesConnection = true }
+        return response
+    }
+
+    private func routeService(_ request: SandboxRequest) -> SandboxResponse {
+        // Drawn even when a script decides, so scripting one request does not shift the random
+        // faults of the others.
         let plan = faults.plan()
+        if let scripted = script.next(for: request) {
+            return respond(to: request, scripted: scripted)
+        }
         if plan.serverError {
             // A 503 says when to come back, as RFC 9110 allows, so clients meet `Retry-After`.
             let headers: [(name: String, value: String)] = plan.errorStatus == 503 ? [("Retry-After", "2")] : []
@@ -19,21 +34,28 @@ struct SandboxRouter: Sendable {
                 plan.errorStatus, code: 131, "Internal error (injected by the sandbox).", headers: headers)
             return faults.apply(FaultInjector.Plan(drop: plan.drop), to: response)
         }
-        let response: SandboxResponse
+        return faults.apply(plan, to: serve(request))
+    }
+
+    /// The emulator's own answer, side effects included.
+    func serve(_ request: SandboxRequest) -> SandboxResponse {
+        let path = request.path
         if path.hasPrefix("/1.1/") {
-            response = twitter.handle(request)
+            return twitter.handle(request)
         } else if path.hasPrefix("/search") || path.hasPrefix("/img/") {
-            response = tiqav.handle(request)
+            return tiqav.handle(request)
         } else if path.hasPrefix("/1/") {
-            response = baas.handle(request)
-        } else {
-            response = .twitterError(404, code: 34, "Sorry, that page does not exist.")
+            return baas.handle(request)
         }
-        return faults.apply(plan, to: response)
+        return .twitterError(404, code: 34, "Sorry, that page does not exist.")
     }
 
     private func control(_ request: SandboxRequest) -> SandboxResponse {
         switch request.path {
+        case "/_sandbox/faults":
+            return faultsControl(request)
+        case let path where path.hasPrefix("/_sandbox/objects/"):
+            return objectsControl(String(path.dropFirst("/_sandbox/objects/".count)))
         case "/_sandbox/health":
             return .json(200, .object([("status", .string("ok"))]))
         case "/_sandbox/posts":

@@ -24,6 +24,34 @@ import Testing
         #expect(configuration.loaders.count == 4)
     }
 
+    /// The shipped demo grows its todo bucket, so a watching daemon sees new todos.
+    @Test func theShippedConfigGrowsTheTodoLoadersBucket() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let configuration = try ConfigLoader(environment: [:]).load(contentsOf: root.appendingPathComponent("config.json"))
+        #expect(configuration.sandbox.todoInterval == .seconds(15))
+        let sandbox = configuration.sandboxConfiguration()
+        #expect(sandbox.todoInterval == 15)
+        #expect(sandbox.todoBucket == "todos")
+        #expect(sandbox.baasTenant == "demo")
+    }
+
+    @Test func todoIntervalMapsToTheFirstSandboxTodoLoadersBucket() throws {
+        var object = ConfigFixtures.demo(setting: "sandbox.todoInterval", to: "250ms")
+        object = ConfigFixtures.set(object, "loaders.chores", ["kind": "todo", "service": "baas", "bucket": "chores", "every": "1m"])
+        object = ConfigFixtures.set(object, "loaders.todos.bucket", "tasks")
+        let configuration = try ConfigLoader(environment: [:])
+            .parse(try JSONSerialization.data(withJSONObject: object), baseDirectory: URL(fileURLWithPath: "/tmp/herald"))
+        #expect(configuration.sandbox.todoInterval == .milliseconds(250))
+        let sandbox = configuration.sandboxConfiguration()
+        #expect(sandbox.todoInterval == 0.25)
+        #expect(sandbox.todoBucket == "chores")  // "chores" sorts before "todos"
+
+        let off = try ConfigLoader(environment: [:])
+            .parse(try JSONSerialization.data(withJSONObject: ConfigFixtures.demo), baseDirectory: URL(fileURLWithPath: "/tmp/herald"))
+        #expect(off.sandbox.todoInterval == nil)
+        #expect(off.sandboxConfiguration().todoInterval == nil)
+    }
+
     @Test func secretsComeFromTheEnvironmentFirst() throws {
         let data = try JSONSerialization.data(withJSONObject: ConfigFixtures.demo)
         let configuration = try ConfigLoader(environment: ["TW_CONSUMER_SECRET": "from-env"])
@@ -80,6 +108,10 @@ import Testing
         ("sandbox.faults.errorRate", #"1.5"#, "sandbox.faults.errorRate: 1.5 is not in 0...1"),
         ("sandbox.faults.latency", #""slow""#, #"sandbox.faults.latency: "slow" is not a duration"#),
         ("sandbox.faults.chaos", #"true"#, "sandbox.faults.chaos: unknown key"),
+        ("sandbox.todoInterval", #""0s""#, "sandbox.todoInterval: must be longer than 0"),
+        ("sandbox.todoInterval", #"15"#, #"sandbox.todoInterval: expected a duration such as "30s", got 15"#),
+        ("sandbox.todoInterval", #""often""#, #"sandbox.todoInterval: "often" is not a duration"#),
+        ("sandbox.todoIntervall", #""15s""#, #"sandbox.todoIntervall: unknown key (did you mean "todoInterval"?)"#),
         ("state", #"3"#, "state: expected a string, got 3"),
         ("servces", #"{}"#, #"servces: unknown key (did you mean "services"?)"#),
         ("services", nil, "services: required"),

@@ -198,11 +198,12 @@ extension ConfigLoader {
 
     func readSandbox(_ value: ConfigJSON?, _ reader: ConfigReader) -> SandboxSettings {
         var settings = SandboxSettings()
-        guard let value, let fields = reader.object(value, at: "sandbox", allowed: ["port", "faults", "statusInterval"]) else {
+        guard let value, let fields = reader.object(value, at: "sandbox", allowed: ["port", "faults", "statusInterval", "todoInterval"]) else {
             return settings
         }
         settings.port = reader.integer(fields, "port", at: "sandbox", in: 0...65535) ?? 0
         settings.statusInterval = reader.duration(fields, "statusInterval", at: "sandbox", positive: true)
+        settings.todoInterval = reader.duration(fields, "todoInterval", at: "sandbox", positive: true)
         let allowed = ["seed", "latency", "errorRate", "dropRate", "truncateRate", "malformRate"]
         if let faults = fields["faults"], let values = reader.object(faults, at: "sandbox.faults", allowed: allowed) {
             let path = "sandbox.faults"

@@ -157,11 +157,15 @@ public struct SandboxSettings: Sendable {
     public var faults: SandboxFaults
     /// How often a new status appears in the sandbox's timeline (its default when nil).
     public var statusInterval: Duration?
+    /// How often the sandbox adds a todo to the bucket a todo loader on a sandbox BaaS service
+    /// reads (nil, the default: never).
+    public var todoInterval: Duration?
 
     /// Settings with no faults on any free port.
-    public init(port: Int = 0, faults: SandboxFaults = .none, statusInterval: Duration? = nil) {
+    public init(port: Int = 0, faults: SandboxFaults = .none, statusInterval: Duration? = nil, todoInterval: Duration? = nil) {
         self.port = port
         self.faults = faults
         self.statusInterval = statusInterval
+        self.todoInterval = todoInterval
     }
 }

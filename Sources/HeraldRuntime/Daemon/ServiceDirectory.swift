@@ -53,11 +53,25 @@ struct ServiceDirectory: Sendable {
 
 extension HeraldConfiguration {
     /// The embedded sandbox's configuration: the `sandbox` section, accepting the credentials
-    /// and BaaS keys that the services pointing at it are configured with.
+    /// and BaaS keys that the services pointing at it are configured with. With `todoInterval`,
+    /// the bucket that grows is the one the first todo loader (by id) on a sandbox BaaS service
+    /// reads.
     public func sandboxConfiguration() -> SandboxConfiguration {
         var sandbox = SandboxConfiguration(port: self.sandbox.port, faults: self.sandbox.faults)
+        func seconds(_ interval: Duration) -> TimeInterval {
+            Double(interval.components.seconds) + Double(interval.components.attoseconds) / 1e18
+        }
         if let interval = self.sandbox.statusInterval {
-            sandbox.statusInterval = Double(interval.components.seconds) + Double(interval.components.attoseconds) / 1e18
+            sandbox.statusInterval = seconds(interval)
+        }
+        sandbox.todoInterval = self.sandbox.todoInterval.map(seconds)
+        let todoBuckets = self.loaders.keys.sorted().compactMap { id -> String? in
+            guard let loader = self.loaders[id], case .todo(let bucket) = loader.kind,
+                case .baas(.sandbox, _, _, _, _)? = self.services[loader.service] else { return nil }
+            return bucket
+        }
+        if let bucket = todoBuckets.first {
+            sandbox.todoBucket = bucket
         }
         for name in self.services.keys.sorted() {
             switch self.services[name] {

@@ -1,7 +1,9 @@
 import Foundation
 
 /// Emulates NEC BaaS object buckets under `/1/{tenant}/objects/{bucket}[/{id}]`: query,
-/// create, update with etag, delete; the application headers are required.
+/// create, update with etag, delete; the application headers are required. With
+/// ``SandboxConfiguration/todoInterval`` the todo bucket grows a todo per interval of `now`,
+/// the way the timeline grows: lazily, when a request looks.
 final class BaaSEmulator: Sendable {
     struct StoredObject: Sendable {
         var id: String
@@ -9,11 +11,30 @@ final class BaaSEmulator: Sendable {
         var updatedAt: Date
         var etag: String
         var fields: [(String, SandboxJSON)]
+        var generated = false
     }
 
     struct State: Sendable {
         var buckets: [String: [StoredObject]] = [:]
         var counter: UInt64 = 0
+        var generatedTodos = 0
+
+        /// Appends the todos due by `now`: one per `interval` seconds after `start`, each
+        /// created on its beat. Capped, like the timeline, so an extreme configuration cannot
+        /// exhaust memory.
+        mutating func growTodos(in bucket: String, now: Date, start: Date, interval: TimeInterval?) {
+            guard let interval, interval > 0 else { return }
+            let elapsed = max(0, now.timeIntervalSince(start))
+            let target = elapsed.isFinite ? Int(min(100_000, (elapsed / interval).rounded(.down))) : 0
+            while generatedTodos < target {
+                let created = start.addingTimeInterval(Double(generatedTodos + 1) * interval)
+                let object = StoredObject(
+                    id: nextToken(), createdAt: created, updatedAt: created, etag: nextToken(),
+                    fields: TodoFixtures.fields(at: generatedTodos), generated: true)
+                buckets[bucket, default: []].append(object)
+                generatedTodos += 1
+            }
+        }
 
         mutating func nextToken() -> String {
             counter += 1
@@ -23,10 +44,33 @@ final class BaaSEmulator: Sendable {
     }
 
     private let configuration: SandboxConfiguration
+    private let start: Date
     private let state = Locked(State())
 
     init(configuration: SandboxConfiguration) {
         self.configuration = configuration
+        self.start = configuration.now()
+    }
+
+    /// Grows the todo bucket up to `now`; called under the lock before anything reads or
+    /// writes a bucket, so ids and order follow time.
+    private func grow(_ state: inout State, now: Date) {
+        state.growTodos(in: configuration.todoBucket, now: now, start: start, interval: configuration.todoInterval)
+    }
+
+    /// The objects of `bucket` in the order they were stored (the todo bucket grown to `now`),
+    /// each with its rendering.
+    func objects(in bucket: String) -> [(object: SandboxObject, json: SandboxJSON)] {
+        let now = configuration.now()
+        let stored = state.withLock { state -> [StoredObject] in
+            grow(&state, now: now)
+            return state.buckets[bucket] ?? []
+        }
+        return stored.map {
+            let json = render($0)
+            return (SandboxObject(id: $0.id, createdAt: $0.createdAt, updatedAt: $0.updatedAt, json: json.serialized(),
+                                  isGenerated: $0.generated), json)
+        }
     }
 
     private static func error(_ status: Int, _ message: String) -> SandboxResponse {
@@ -45,6 +89,8 @@ final class BaaSEmulator: Sendable {
         else { return Self.error(401, "invalid application id or key") }
         let bucket = segments[3]
         let objectID = segments.count == 5 ? segments[4] : nil
+        let now = configuration.now()
+        state.withLock { grow(&$0, now: now) }
         switch (request.method, objectID) {
         case ("GET", nil): return query(bucket, request)
         case ("POST", nil): return create(bucket, request)

@@ -16,14 +16,29 @@ struct HTTPRequestReader {
 
     let fd: Int32
     let isStopping: () -> Bool
+    /// Told `true` when the connection starts waiting for a new request with nothing buffered,
+    /// `false` once its first bytes arrive: the server may close an idle connection.
+    let markIdle: (Bool) -> Void
     private var buffer: [UInt8] = []
+    private var idle = false
 
-    init(fd: Int32, isStopping: @escaping () -> Bool) {
+    init(fd: Int32, isStopping: @escaping () -> Bool, markIdle: @escaping (Bool) -> Void = { _ in }) {
         self.fd = fd
         self.isStopping = isStopping
+        self.markIdle = markIdle
     }
 
     mutating func next() -> Outcome {
+        if buffer.isEmpty {
+            idle = true
+            markIdle(true)
+        }
+        defer {
+            if idle {
+                idle = false
+                markIdle(false)
+            }
+        }
         guard let headEnd = readUntilHeadEnd() else {
             return buffer.count > Self.maxHeadBytes ? .malformed(status: 413, reason: "head too large") : .closed
         }
@@ -133,6 +148,10 @@ struct HTTPRequestReader {
             if Socket.waitReadable(fd, milliseconds: 50) {
                 guard let bytes = Socket.read(fd) else { return false }
                 buffer.append(contentsOf: bytes)
+                if idle {
+                    idle = false
+                    markIdle(false)
+                }
                 return true
             }
             waited += 50

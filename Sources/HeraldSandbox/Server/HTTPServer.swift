@@ -10,6 +10,8 @@ final class HTTPServer: Sendable {
     private struct State: Sendable {
         var stopping = false
         var connections: Set<Int32> = []
+        /// Connections waiting for a new request with nothing received yet.
+        var idle: Set<Int32> = []
         var requests = 0
         /// Tasks waiting for `requests` to reach a count, by waiter id.
         var waiters: [Int: (count: Int, continuation: CheckedContinuation<Void, Never>)] = [:]
@@ -103,7 +105,12 @@ final class HTTPServer: Sendable {
             running.enter()
             let thread = Thread { [self] in
                 serve(client)
-                state.withLock { _ = $0.connections.remove(client) }
+                // Removed from `idle` under the lock before the descriptor is closed, so
+                // closeIdleConnections() never shuts down a number reused by another socket.
+                state.withLock { state in
+                    state.connections.remove(client)
+                    state.idle.remove(client)
+                }
                 Socket.close(client)
                 running.leave()
             }
@@ -113,7 +120,11 @@ final class HTTPServer: Sendable {
     }
 
     private func serve(_ fd: Int32) {
-        var reader = HTTPRequestReader(fd: fd, isStopping: { [self] in isStopping })
+        var reader = HTTPRequestReader(fd: fd, isStopping: { [self] in isStopping }, markIdle: { [self] idle in
+            state.withLock { state in
+                if idle { state.idle.insert(fd) } else { state.idle.remove(fd) }
+            }
+        })
         while !isStopping {
             let request: SandboxRequest
             switch reader.next() {
@@ -130,14 +141,26 @@ final class HTTPServer: Sendable {
             }
             for waiter in waiters { waiter.resume() }
             let response = handler(request)
+            if response.closesIdleConnections { closeIdleConnections() }
             guard pause(response.delay), response.delivery != .drop else { return }
-            let close = request.wantsClose
+            let close = request.wantsClose || response.closesConnection
             guard ResponseWriter.write(response, to: fd, close: close, pause: pause), !close else { return }
         }
     }
 }
 
 extension HTTPServer {
+    /// Closes every keep-alive connection that is waiting for its next request, so a client's
+    /// next request opens a new one. A scripted drop needs that: libcurl (URLSession on Linux)
+    /// silently resends a request whose reused connection closed without an answer, which would
+    /// hide the drop and consume the next outcome, or hang a POST.
+    func closeIdleConnections() {
+        state.withLock { state in
+            for fd in state.idle { Socket.shutdownBoth(fd) }
+            state.idle.removeAll()
+        }
+    }
+
     /// Sleeps for `duration` in short slices; false as soon as the server is stopping, so an
     /// injected latency never delays `stop()`.
     func pause(_ duration: Duration) -> Bool {

@@ -22,6 +22,10 @@ public struct SandboxResponse: Sendable {
     public var delivery: Delivery = .normal
     /// A pause before anything is written.
     public var delay: Duration = .zero
+    /// Whether the connection is closed after this response (`Connection: close`).
+    var closesConnection = false
+    /// Whether the server closes its idle keep-alive connections on receiving this response.
+    var closesIdleConnections = false
 
     /// Creates a response.
     public init(status: Int, headers: [(name: String, value: String)] = [], body: Data = Data()) {
