@@ -46,8 +46,8 @@ public struct SubscriptionStatistics: Sendable, Hashable {
 
 /// A snapshot of a bus's counters.
 public struct BusStatistics: Sendable {
-    /// Events published on the bus (its last sequence number, counted from
-    /// ``EventBus/Configuration/firstSequence``).
+    /// Events published on this bus (its last sequence number when
+    /// ``EventBus/Configuration/firstSequence`` is the default, 1).
     public var published: UInt64
     /// Per topic.
     public var topics: [Topic: TopicStatistics]
