@@ -137,16 +137,23 @@ struct BusState {
 @usableFromInline final class BusCore: Sendable {
     @usableFromInline let id = UUID()
     @usableFromInline let configuration: EventBus.Configuration
-    let state = SyncLock(BusState())
+    let state: SyncLock<BusState>
     /// How many dispatch frames are open on this bus, so a publish outside any frame skips the
     /// task-local lookup.
     @usableFromInline let openFrames = Atomic<Int>(0)
     /// Publishes that have finished delivering. Every publish that got a sequence number
     /// finishes, so shutdown waits until this reaches the last sequence number it let through.
-    @usableFromInline let finishedPublishes = Atomic<UInt64>(0)
+    @usableFromInline let finishedPublishes: Atomic<UInt64>
+    /// The sequence number before the first event: the count of publishes starts from it.
+    let sequenceBase: UInt64
 
     init(configuration: EventBus.Configuration) {
         self.configuration = configuration
+        sequenceBase = max(configuration.firstSequence, 1) - 1
+        finishedPublishes = Atomic(sequenceBase)
+        var state = BusState()
+        state.sequence = sequenceBase
+        self.state = SyncLock(state)
     }
 
     @usableFromInline func now() -> Date { configuration.clock() }

@@ -46,7 +46,8 @@ public struct SubscriptionStatistics: Sendable, Hashable {
 
 /// A snapshot of a bus's counters.
 public struct BusStatistics: Sendable {
-    /// Events published on the bus (its last sequence number).
+    /// Events published on this bus (its last sequence number when
+    /// ``EventBus/Configuration/firstSequence`` is the default, 1).
     public var published: UInt64
     /// Per topic.
     public var topics: [Topic: TopicStatistics]
@@ -81,7 +82,7 @@ extension EventBus {
                     queueDepth: mailbox?.depth ?? 0,
                     highWaterMark: mailbox?.highWaterMark ?? 0)
             }
-            return BusStatistics(published: s.sequence, topics: topics, subscriptions: subscriptions)
+            return BusStatistics(published: s.sequence &- core.sequenceBase, topics: topics, subscriptions: subscriptions)
         }
     }
 }

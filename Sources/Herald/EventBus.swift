@@ -34,9 +34,17 @@ public final class EventBus: Sendable {
         public var deadLetters: Bool
         /// The clock for envelope timestamps and retention time-to-live (tests inject one).
         public var clock: @Sendable () -> Date
+        /// The sequence number of the bus's first event; later events count up from it.
+        ///
+        /// A program that archives events and restarts passes one more than the last archived
+        /// sequence number, so numbers do not repeat across runs. 0 is taken as 1.
+        /// ``BusStatistics/published`` still counts this bus's events from zero.
+        public var firstSequence: UInt64
 
-        public init(deadLetters: Bool = false, clock: @escaping @Sendable () -> Date = { Date() }) {
+        public init(deadLetters: Bool = false, firstSequence: UInt64 = 1,
+                    clock: @escaping @Sendable () -> Date = { Date() }) {
             self.deadLetters = deadLetters
+            self.firstSequence = firstSequence
             self.clock = clock
         }
     }

@@ -13,7 +13,8 @@ import Foundation
 public struct EventID: Hashable, Sendable, Codable, CustomStringConvertible {
     /// The id of the bus that published the event.
     public let bus: UUID
-    /// The bus-wide sequence number of the event (1, 2, 3, … per bus).
+    /// The bus-wide sequence number of the event (1, 2, 3, … per bus, or counting up from
+    /// ``EventBus/Configuration/firstSequence``).
     public let sequence: UInt64
 
     /// An id from its parts.

@@ -1,6 +1,17 @@
 import Foundation
 import HeraldRuntime
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+// Past a file-size limit (`ulimit -f`) a write then fails with EFBIG, which the file sink
+// reports on the bus like a full disk. By default the kernel's SIGXFSZ would kill the daemon
+// instead: it is aimed at the writing thread, and only the concurrency pool's threads block it.
+signal(SIGXFSZ, SIG_IGN)
+
 // The herald command: parse, dispatch, exit with 0 (ok), 1 (runtime failure) or 2 (usage or config).
 let status: Int32
 do {

@@ -1,6 +1,6 @@
 import Foundation
 import Herald
-import HeraldRuntime
+@testable import HeraldRuntime
 import Testing
 
 @Suite struct ArchiveReaderTests {
@@ -35,5 +35,79 @@ import Testing
         let reader = ArchiveReader(path: directory.appendingPathComponent("events.jsonl").path)
         #expect(reader.files().map { URL(fileURLWithPath: $0).lastPathComponent }
             == ["events.3.jsonl", "events.2.jsonl", "events.1.jsonl", "events.jsonl"])
+    }
+
+    // MARK: The last sequence number
+
+    /// A fresh directory with the named files (each one's lines as given, verbatim).
+    func archive(_ files: [String: String]) throws -> (directory: URL, reader: ArchiveReader) {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("herald-archive-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        for (name, text) in files { try Data(text.utf8).write(to: directory.appendingPathComponent(name)) }
+        return (directory, ArchiveReader(path: directory.appendingPathComponent("events.jsonl").path))
+    }
+
+    static func line(_ seq: UInt64) -> String { #"{"seq":\#(seq),"time":"t","topic":"a.b","event":{"text":"x\ny"}}"# + "\n" }
+
+    @Test func noArchiveOrAnEmptyOneHasNoLastSequence() throws {
+        let (directory, reader) = try archive([:])
+        defer { try? FileManager.default.removeItem(at: directory) }
+        #expect(try reader.lastSequence() == nil)
+        try Data().write(to: URL(fileURLWithPath: reader.path))
+        #expect(try reader.lastSequence() == nil)
+        try Data("\n\n".utf8).write(to: URL(fileURLWithPath: reader.path))
+        #expect(try reader.lastSequence() == nil)
+    }
+
+    @Test func aTornLastLineIsNotCounted() throws {
+        let (directory, reader) = try archive(["events.jsonl": Self.line(1) + Self.line(2) + #"{"seq":3,"time""#])
+        defer { try? FileManager.default.removeItem(at: directory) }
+        #expect(try reader.lastSequence() == 2)
+        let onlyTorn = try archive(["events.jsonl": #"{"seq":9}"#])
+        defer { try? FileManager.default.removeItem(at: onlyTorn.directory) }
+        #expect(try onlyTorn.reader.lastSequence() == nil)
+    }
+
+    @Test func theLargestOfTheLastLinesCountsNotJustTheLast() throws {
+        // Two publishers raced: 12 was queued before 11.
+        let (directory, reader) = try archive(["events.jsonl": Self.line(10) + Self.line(12) + Self.line(11) + "not json\n"])
+        defer { try? FileManager.default.removeItem(at: directory) }
+        #expect(try reader.lastSequence() == 12)
+        #expect(try reader.lastSequence(window: 1) == 11, "the window counts lines with a seq only")
+    }
+
+    @Test func anEmptyLiveFileFallsBackToTheNewestRotatedFile() throws {
+        let (directory, reader) = try archive([
+            "events.jsonl": "", "events.1.jsonl": Self.line(7) + Self.line(8), "events.2.jsonl": Self.line(30),
+        ])
+        defer { try? FileManager.default.removeItem(at: directory) }
+        #expect(try reader.lastSequence(window: 2) == 8, "older rotated files are not read once the window is full")
+        try Data(Self.line(9).utf8).write(to: URL(fileURLWithPath: reader.path))
+        #expect(try reader.lastSequence(window: 2) == 9)
+        #expect(try reader.lastSequence(window: 1) == 9)
+        let removed = try archive(["events.1.jsonl": Self.line(4)])
+        defer { try? FileManager.default.removeItem(at: removed.directory) }
+        #expect(try removed.reader.lastSequence() == 4, "a live file not made yet after a rotation")
+    }
+
+    @Test func linesAreReadBackwardsAcrossChunksAndOnlyAsFarAsNeeded() throws {
+        let text = (1...50).map { Self.line($0) }.joined() + "{\"torn"
+        let (directory, reader) = try archive(["events.jsonl": text])
+        defer { try? FileManager.default.removeItem(at: directory) }
+        for chunkSize in [1, 7, 64, 1 << 20] {
+            var seen: [UInt64] = []
+            try ArchiveReader.forEachCompleteLineBackwards(in: reader.path, chunkSize: chunkSize) { line in
+                seen.append(ArchiveReader.sequence(in: line) ?? 0)
+                return true
+            }
+            #expect(seen == Array((1...50).reversed()), "chunk size \(chunkSize)")
+        }
+        var calls = 0
+        try ArchiveReader.forEachCompleteLineBackwards(in: reader.path, chunkSize: 7) { _ in
+            calls += 1
+            return false
+        }
+        #expect(calls == 1)
+        #expect(try reader.lastSequence() == 50)
     }
 }

@@ -79,7 +79,7 @@ public struct HeraldDaemon: Sendable {
                 throw DaemonError("cannot start the sandbox: \(error)")
             }
         }
-        let bus = EventBus()
+        let bus = EventBus(configuration: .init(firstSequence: Self.firstSequence(after: configuration)))
         var subscribers: [RunningSubscriber] = []
         do {
             subscribers = try startSubscribers(on: bus, sandbox: sandbox)
@@ -100,6 +100,22 @@ public struct HeraldDaemon: Sendable {
             await sandbox?.stop()
             throw error
         }
+    }
+
+    /// One more than the largest `seq` in the file subscribers' archives (1 when there are
+    /// none), so the archives' sequence numbers go on across restarts instead of repeating.
+    ///
+    /// Read before the sinks open their files: a torn last line, which the opening moves away,
+    /// is not counted. An archive that cannot be read counts as empty; its sink cannot open it
+    /// either, and reports that on the bus.
+    static func firstSequence(after configuration: HeraldConfiguration) -> UInt64 {
+        var last: UInt64 = 0
+        for settings in configuration.subscribers.values {
+            guard let archive = settings.archive else { continue }
+            let path = ConfigLoader.resolve(archive.path, against: configuration.directory).path
+            if let archived = try? ArchiveReader(path: path).lastSequence() { last = max(last, archived) }
+        }
+        return last == .max ? last : last + 1
     }
 
     private func startSubscribers(on bus: EventBus, sandbox: Sandbox?) throws(DaemonError) -> [RunningSubscriber] {
