@@ -5,8 +5,9 @@ import HeraldSubscribers
 
 /// One-line summaries of loader events for the log subscriber: `home: 20 statuses, 3 new`.
 public enum LoaderEventSummaries {
-    /// Summarises ``TimelineLoaded``, ``TiqavLoaded``, ``TodosLoaded``, ``LoadFailed`` and
-    /// ``LoaderStateSetAside`` and ``LoaderStateUnwritable``; nil for anything else.
+    /// Summarises ``TimelineLoaded``, ``TiqavLoaded``, ``TodosLoaded``, ``LoadFailed``,
+    /// ``LoaderStateSetAside``, ``LoaderStateUnwritable`` and the post scheduler's ``PostSent``,
+    /// ``PostFailed`` and ``PostUploadProgress``; nil for anything else.
     public static let summarizer: EventSummarizer = { envelope in
         switch envelope.event {
         case let loaded as TimelineLoaded:
@@ -43,6 +44,20 @@ public enum LoaderEventSummaries {
         case let unwritable as LoaderStateUnwritable:
             return LogRecord(level: .warning, message: "\(unwritable.loader): cannot save state in \(unwritable.directory) (\(unwritable.reason)); keeping it in memory",
                              fields: [.init("loader", unwritable.loader), .init("directory", unwritable.directory)])
+        case let sent as PostSent:
+            let what = sent.duplicate ? "already posted (duplicate)" : "sent \(sent.id ?? "")"
+            return LogRecord(level: .info, message: "\(sent.rule): \(what) via \(sent.service) (\(count(sent.attempts, "attempt", "attempts")), key \(sent.key))",
+                             fields: [.init("rule", sent.rule), .init("key", sent.key), .init("id", sent.id ?? ""),
+                                      .init("duplicate", "\(sent.duplicate)"), .init("attempts", "\(sent.attempts)")])
+        case let failed as PostFailed:
+            var fields: [LogRecord.Field] = [.init("rule", failed.rule), .init("key", failed.key ?? ""), .init("attempts", "\(failed.attempts)")]
+            if let status = failed.status { fields.append(.init("status", "\(status)")) }
+            return LogRecord(level: .error, message: "\(failed.rule): post failed via \(failed.service): \(failed.reason)", fields: fields)
+        case let progress as PostUploadProgress:
+            let percent = progress.totalBytes > 0 ? progress.bytesSent * 100 / progress.totalBytes : 0
+            return LogRecord(level: .debug, message: "\(progress.rule): upload \(progress.phase) \(progress.bytesSent)/\(progress.totalBytes) bytes (\(percent)%)",
+                             fields: [.init("rule", progress.rule), .init("key", progress.key), .init("phase", progress.phase),
+                                      .init("sent", "\(progress.bytesSent)"), .init("total", "\(progress.totalBytes)")])
         default:
             return nil
         }
