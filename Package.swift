@@ -89,7 +89,7 @@ let package = Package(
         ),
         .testTarget(name: "HeraldLoadersTests", dependencies: ["HeraldLoaders", "HeraldServices", "HeraldSandbox"]),
         .testTarget(name: "HeraldRuntimeTests", dependencies: ["HeraldRuntime", "HeraldSubscribers", "HeraldLoaders", "HeraldSandbox", "HeraldTestSupport"]),
-        .testTarget(name: "HeraldCLITests", dependencies: []),
+        .testTarget(name: "HeraldCLITests", dependencies: ["HeraldTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -285,4 +285,53 @@ struct HangingPostService: PostService {
         #expect(lines.count == 2)
         #expect((try? FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int) == 0o600)
     }
+
+    @Test func aVideoIsValidatedUploadedInChunksWithProgressAndAttached() async throws {
+        try await PostHarness.run({ $0.processingCheckAfterSeconds = 0; $0.processingPolls = 1 }) { harness in
+            try FileManager.default.createDirectory(at: harness.directory, withIntermediateDirectories: true)
+            let clip = MP4Fixture.make(duration: 2, width: 640, height: 360, fps: 30, mdatBytes: 3_000)
+            try clip.write(to: harness.directory.appendingPathComponent("clip.mp4"))
+            try MP4Fixture.make(duration: 31).write(to: harness.directory.appendingPathComponent("long.mp4"))
+            let client = { () -> TwitterClient in
+                var client = harness.twitter()
+                client.segmentSize = 1_000
+                return client
+            }()
+            let services: [String: any PostService] = ["twitter": TwitterPostService(client: client, baseDirectory: harness.directory)]
+            let fixed = try PostHarness.rule("clip", text: "{{description}}", media: .file("clip.mp4"))
+            let fromField = try PostHarness.rule("field", text: "field: {{description}}", media: .field(FieldPath("item.video")!))
+            let scheduler = harness.scheduler([fixed, fromField], services: services)
+            try scheduler.start(on: harness.bus)
+
+            let todos = [
+                BaaSObject(id: "v1", fields: ["description": .string("watch this"), "video": .string("clip.mp4")]),
+                BaaSObject(id: "v2", fields: ["description": .string("too long"), "video": .string("long.mp4")]),
+            ]
+            try await harness.bus.publish(TodosLoaded(loader: "todos", bucket: "todos", todos: todos, newTodos: todos, removedIDs: []))
+            #expect(await harness.recorder.wait { envelopes in
+                envelopes.filter { $0.event is PostSent || $0.event is PostFailed }.count == 4
+            })
+            let posts = harness.sandbox.posts()
+            #expect(Set(posts.map(\.text)) == ["watch this", "too long", "field: watch this"])
+            #expect(posts.allSatisfy { $0.mediaIDs.count == 1 })
+
+            // The too-long video named by its field fails before any upload, with the limit named.
+            let failed = harness.recorder.events(PostFailed.self)
+            #expect(failed.count == 1)
+            #expect(failed.first?.key == "field:item:v2" && failed.first?.attempts == 1)
+            #expect(failed.first?.reason.contains("31") == true && failed.first?.reason.contains("30 s") == true, "\(failed)")
+
+            // Progress: initialized, one step per 1,000-byte segment, processing, completed.
+            let steps = harness.recorder.events(PostUploadProgress.self).filter { $0.key == "clip:item:v1" }
+            #expect(steps.first?.phase == "initialized")
+            #expect(steps.last?.phase == "completed" && steps.last?.bytesSent == clip.count && steps.last?.totalBytes == clip.count)
+            let uploading = steps.filter { $0.phase == "uploading" }
+            #expect(uploading.count == (clip.count + 999) / 1_000)
+            #expect(uploading.map(\.bytesSent) == uploading.map(\.bytesSent).sorted())
+            #expect(harness.recorder.events(PostUploadProgress.self).allSatisfy { $0.key != "field:item:v2" })
+            let progressTopics = Set(harness.recorder.envelopes.filter { $0.event is PostUploadProgress }.map(\.topic.name))
+            #expect(progressTopics == ["upload.clip.progress", "upload.field.progress"])
+            await scheduler.stop()
+        }
+    }
 }
