@@ -51,7 +51,7 @@ public final class PostScheduler: Sendable {
         case afterPostSent = "after-post"
     }
 
-    /// Its name (subscriptions are named `<name>.<rule>`).
+    /// Its name (subscriptions are named `<name>.<rule>`; its events' sender is `<name>`).
     public let name: String
     /// The rules.
     public let rules: [PostRule]
@@ -177,7 +177,7 @@ public final class PostScheduler: Sendable {
             guard let items = Self.newItems(of: event) else {
                 _ = try? bus.post(PostFailed(rule: rule.name, key: nil, service: rule.service,
                                              reason: "the event on \(topic) has no array of new items (a field named new…)",
-                                             correlation: correlation, attempts: 0), correlation: envelope.correlationID)
+                                             correlation: correlation, attempts: 0), from: Sender(name), correlation: envelope.correlationID)
                 return
             }
             contexts = items.map { ("\(rule.name):item:\(Self.itemID($0))", PostContext(event: event, item: $0, topic: topic)) }
@@ -189,7 +189,7 @@ public final class PostScheduler: Sendable {
                 content = try Self.render(rule.target, context)
             } catch {
                 _ = try? bus.post(PostFailed(rule: rule.name, key: key, service: rule.service, reason: error.description,
-                                             correlation: correlation, attempts: 0), correlation: envelope.correlationID)
+                                             correlation: correlation, attempts: 0), from: Sender(name), correlation: envelope.correlationID)
                 continue
             }
             let intent = PostIntent(key: key, rule: rule.name, service: rule.service, content: content,
@@ -212,7 +212,7 @@ public final class PostScheduler: Sendable {
             // An intent of a rule no longer configured: it stays in the journal, reported.
             _ = try? bus.post(PostFailed(rule: rule, key: queued.intent.key, service: queued.intent.service,
                                          reason: "no rule named \(rule) is configured; the intent stays in the outbox",
-                                         correlation: queued.intent.correlation, attempts: 0))
+                                         correlation: queued.intent.correlation, attempts: 0), from: Sender(name))
         }
     }
 
@@ -337,10 +337,11 @@ public final class PostScheduler: Sendable {
     private func progressReporter(_ intent: PostIntent) -> @Sendable (UploadProgress) -> Void {
         let bus = state.withLock { $0.bus }
         let correlation = intent.correlation.flatMap(EventID.init)
+        let sender = Sender(name)
         return { [weak bus] progress in
             _ = try? bus?.post(PostUploadProgress(
                 rule: intent.rule, key: intent.key, phase: progress.phase.rawValue, bytesSent: progress.bytesSent,
-                totalBytes: progress.totalBytes, processingPercent: progress.processingPercent), correlation: correlation)
+                totalBytes: progress.totalBytes, processingPercent: progress.processingPercent), from: sender, correlation: correlation)
         }
     }
 
@@ -360,7 +361,7 @@ public final class PostScheduler: Sendable {
         }
         _ = try? bus?.post(PostSent(rule: intent.rule, key: intent.key, service: intent.service, id: sentID, duplicate: duplicate,
                                     correlation: intent.correlation, attempts: requests),
-                           correlation: intent.correlation.flatMap(EventID.init))
+                           from: Sender(name), correlation: intent.correlation.flatMap(EventID.init))
     }
 
     private func finish(_ intent: PostIntent, rule: PostRule, failure: String, status: Int?, requests: Int) {
@@ -368,7 +369,7 @@ public final class PostScheduler: Sendable {
         let bus = state.withLock { $0.bus }
         _ = try? bus?.post(PostFailed(rule: intent.rule, key: intent.key, service: intent.service, reason: failure, status: status,
                                       correlation: intent.correlation, attempts: requests),
-                           correlation: intent.correlation.flatMap(EventID.init))
+                           from: Sender(name), correlation: intent.correlation.flatMap(EventID.init))
     }
 
     static func duration(from start: Date, to end: Date) -> Duration {
