@@ -31,6 +31,17 @@ enum Commands {
         for issue in error.issues { Terminal.err("  \(issue)") }
     }
 
+    /// The configuration at `path`, or nil after printing its problems.
+    static func validConfiguration(_ path: String) -> HeraldConfiguration? {
+        switch loadConfiguration(path) {
+        case .failure(let error):
+            printProblems(error, path: path)
+            return nil
+        case .success(let configuration):
+            return configuration
+        }
+    }
+
     static func check(config path: String) -> Int32 {
         switch loadConfiguration(path) {
         case .failure(let error):
@@ -46,14 +57,7 @@ enum Commands {
     }
 
     static func run(config path: String, duration: Duration?) async -> Int32 {
-        let configuration: HeraldConfiguration
-        switch loadConfiguration(path) {
-        case .failure(let error):
-            printProblems(error, path: path)
-            return 2
-        case .success(let loaded):
-            configuration = loaded
-        }
+        guard let configuration = validConfiguration(path) else { return 2 }
         let daemon = HeraldDaemon(configuration: configuration, postFaultHook: crashHook())
         // Signals are caught before anything starts, so an early SIGTERM still stops cleanly.
         let stop = CancelOnSignal()
@@ -194,14 +198,7 @@ enum Commands {
 
     /// `herald post`: one status, with a progress bar while a video uploads.
     static func post(text: String, media: String?, config path: String, service: String?) async -> Int32 {
-        let configuration: HeraldConfiguration
-        switch loadConfiguration(path) {
-        case .failure(let error):
-            printProblems(error, path: path)
-            return 2
-        case .success(let loaded):
-            configuration = loaded
-        }
+        guard let configuration = validConfiguration(path) else { return 2 }
         let poster = SinglePost(configuration: configuration, service: service)
         do {
             _ = try poster.serviceName()

@@ -165,7 +165,14 @@ final class PostOutbox: Sendable {
         }
         try descriptor.withLock { fd throws(PostOutboxError) in
             guard fd >= 0 else { throw PostOutboxError(path: path, reason: "the outbox is not open") }
-            try Self.writeAll(fd, line, path: path)
+            // A failed or short write is cut off again, so the next record starts a line of its own.
+            let end = lseek(fd, 0, SEEK_END)
+            do throws(PostOutboxError) {
+                try Self.writeAll(fd, line, path: path)
+            } catch {
+                if end >= 0 { _ = ftruncate(fd, end) }
+                throw error
+            }
             guard fsync(fd) == 0 else { throw PostOutboxError(path: path, reason: "fsync failed: \(String(cString: strerror(errno)))") }
         }
     }

@@ -183,18 +183,26 @@ public final class PostScheduler: Sendable {
             contexts = items.map { ("\(rule.name):item:\(Self.itemID($0))", PostContext(event: event, item: $0, topic: topic)) }
         }
         for (key, context) in contexts where rule.conditions.allSatisfy({ $0.holds(in: context) }) {
-            guard !state.withLock({ $0.known.contains(key) }) else { continue }
+            // Claimed before anything else: two publishers announcing the same item at once
+            // make one intent, not two.
+            guard state.withLock({ $0.known.insert(key).inserted }) else { continue }
             let content: PostIntent.Content
             do {
                 content = try Self.render(rule.target, context)
             } catch {
+                state.withLock { _ = $0.known.remove(key) }
                 _ = try? bus.post(PostFailed(rule: rule.name, key: key, service: rule.service, reason: error.description,
                                              correlation: correlation, attempts: 0), from: Sender(name), correlation: envelope.correlationID)
                 continue
             }
             let intent = PostIntent(key: key, rule: rule.name, service: rule.service, content: content,
                                     correlation: correlation, created: now())
-            try outbox.append(intent)
+            do {
+                try outbox.append(intent)
+            } catch {
+                state.withLock { _ = $0.known.remove(key) }
+                throw error
+            }
             faultHook?(.afterIntentRecorded)
             enqueue(Queued(intent: intent, mayExist: false), rule: rule.name, bus: bus)
         }
