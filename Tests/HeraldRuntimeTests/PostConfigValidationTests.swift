@@ -118,6 +118,8 @@ extension ConfigFixtures {
          #"subscribers.posts.rules.tweet.quiet.from: "25:00" is not a time of day (HH:MM, 00:00 to 23:59)"#),
         ("subscribers.posts.rules.tweet.quiet", #"{"from": "22:00", "to": "7:00"}"#,
          #"subscribers.posts.rules.tweet.quiet.to: "7:00" is not a time of day (HH:MM, 00:00 to 23:59)"#),
+        ("subscribers.posts.rules.tweet.quiet", #"{"from": "+7:00", "to": "07:30"}"#,
+         #"subscribers.posts.rules.tweet.quiet.from: "+7:00" is not a time of day (HH:MM, 00:00 to 23:59)"#),
         ("subscribers.posts.rules.tweet.quiet", #"{"from": "22:00", "to": "07:00", "timeZone": "Mars/Olympus"}"#,
          #"subscribers.posts.rules.tweet.quiet.timeZone: "Mars/Olympus" is not a time zone (e.g. "UTC", "Asia/Tokyo")"#),
         ("subscribers.posts.rules.tweet.quiet", #"{"from": "22:00"}"#, "subscribers.posts.rules.tweet.quiet.to: required"),
@@ -288,6 +290,21 @@ extension ConfigFixtures {
         #expect(posting.retry == PostScheduler.RetryPolicy(initial: .seconds(1), maximum: .seconds(300), attempts: 10))
         #expect(posting.outbox == nil)
         #expect(configuration.subscribers["posts"]?.archive == nil)
+    }
+
+    /// The schema's post rule has the keys the validator allows, and says which are required.
+    @Test func theSchemaDescribesAPostRulesKeys() throws {
+        let data = try Data(contentsOf: ConfigSchemaTests.root.appendingPathComponent("config.schema.json"))
+        let schema = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        let definitions = try #require(schema["$defs"] as? [String: Any])
+        let subscriber = try #require(definitions["postSubscriber"] as? [String: Any])
+        #expect((subscriber["properties"] as? [String: Any])?.keys.sorted() == ["kind", "outbox", "retry", "rules"])
+        #expect(subscriber["required"] as? [String] == ["kind", "rules"])
+        let rule = try #require(definitions["postRule"] as? [String: Any])
+        #expect((rule["properties"] as? [String: Any])?.keys.sorted()
+            == ["bucket", "fields", "for", "media", "on", "quiet", "rate", "service", "text", "when"])
+        #expect(rule["required"] as? [String] == ["on", "service"])
+        #expect(rule["additionalProperties"] as? Bool == false)
     }
 
     /// The shipped example is a rule per new todo, tweeted at most 30 times an hour.
