@@ -25,8 +25,12 @@ extension ConfigLoader {
     ]
 
     /// `{"kind": "post", "rules": {...}, "retry": {...}, "outbox": "path"}`.
+    ///
+    /// `loaderIDs` are the loaders written in the file, valid or not (an invalid one is
+    /// reported once, where it is written).
     func readPoster(_ raw: [String: ConfigJSON], path: String, services: [String: ServiceConfiguration?]?,
-                    loaders: [String: LoaderConfiguration], baseDirectory: URL, _ reader: ConfigReader) -> SubscriberConfiguration? {
+                    loaders: [String: LoaderConfiguration], loaderIDs: Set<String>, baseDirectory: URL,
+                    _ reader: ConfigReader) -> SubscriberConfiguration? {
         let name = String(path.dropFirst("subscribers.".count))
         guard let fields = reader.object(.object(raw), at: path, allowed: ["kind", "rules", "retry", "outbox"]) else { return nil }
         var retry = PostScheduler.RetryPolicy()
@@ -43,14 +47,15 @@ extension ConfigLoader {
             return nil
         }
         guard case .object(let entries) = rulesValue, !entries.isEmpty else {
-            reader.report("\(path).rules", "expected an object of rules by name, got \(rulesValue.shown)")
+            let found = rulesValue == .object([:]) ? "an empty object" : rulesValue.shown
+            reader.report("\(path).rules", "expected an object of one or more rules by name, got \(found)")
             return nil
         }
         var rules: [PostRule] = []
         var valid = true
         for ruleName in entries.keys.sorted() {
             if let rule = readRule(ruleName, entries[ruleName] ?? .null, path: "\(path).rules.\(ruleName)",
-                                   services: services, loaders: loaders, baseDirectory: baseDirectory, reader) {
+                                   services: services, loaders: loaders, loaderIDs: loaderIDs, baseDirectory: baseDirectory, reader) {
                 rules.append(rule)
             } else {
                 valid = false
@@ -63,7 +68,8 @@ extension ConfigLoader {
     }
 
     private func readRule(_ name: String, _ value: ConfigJSON, path: String, services: [String: ServiceConfiguration?]?,
-                          loaders: [String: LoaderConfiguration], baseDirectory: URL, _ reader: ConfigReader) -> PostRule? {
+                          loaders: [String: LoaderConfiguration], loaderIDs: Set<String>, baseDirectory: URL,
+                          _ reader: ConfigReader) -> PostRule? {
         var valid = PostTopics.isValidRuleName(name)
         if !valid { reader.report(path, "\"\(name)\" is not a valid rule name (letters, digits, - and _ only)") }
         let allowed = ["on", "for", "when", "service", "text", "media", "bucket", "fields", "rate", "quiet"]
@@ -74,7 +80,14 @@ extension ConfigLoader {
             pattern = try? TopicPattern(validating: on)
             if pattern == nil { reader.report("\(path).on", "\"\(on)\" is not a topic pattern") }
         }
-        let scope: PostRule.Scope = reader.choice(fields, "for", at: path, among: ["new", "event"]) == "new" ? .newItems : .event
+        var scope = PostRule.Scope.event
+        if fields["for"] != nil {
+            switch reader.choice(fields, "for", at: path, among: ["new", "event"]) {
+            case "new"?: scope = .newItems
+            case "event"?: scope = .event
+            default: valid = false  // reported; checking fields against the wrong scope would mislead
+            }
+        }
         let conditions = readConditions(fields["when"], path: "\(path).when", reader)
 
         // The service decides the target.
@@ -108,8 +121,12 @@ extension ConfigLoader {
                 media = .file(file)
                 var isDirectory: ObjCBool = false
                 let resolved = Self.resolve(file, against: baseDirectory).path
-                if !FileManager.default.fileExists(atPath: resolved, isDirectory: &isDirectory) || isDirectory.boolValue {
-                    reader.report("\(path).media", "no such file: \"\(file)\"")
+                if !file.lowercased().hasSuffix(".mp4") {
+                    // The service posts MP4 videos only; found now rather than at the first post.
+                    reader.report("\(path).media", "\"\(file)\" is not an MP4 video (the file's name must end in .mp4)")
+                    valid = false
+                } else if !FileManager.default.fileExists(atPath: resolved, isDirectory: &isDirectory) || isDirectory.boolValue {
+                    reader.report("\(path).media", "no such file: \"\(file)\" (relative to the config's directory)")
                     valid = false
                 }
             case .object(let mediaFields)?:
@@ -136,6 +153,10 @@ extension ConfigLoader {
             case .object(let values)?:
                 var templates: [String: FieldTemplate] = [:]
                 for key in values.keys.sorted() {
+                    if key == BaaSPostService.keyField {
+                        reader.report("\(path).fields.\(key)", "reserved: the post's idempotency key is stored there")
+                        continue
+                    }
                     do {
                         templates[key] = try FieldTemplate(values[key] ?? .null)
                     } catch {
@@ -157,7 +178,12 @@ extension ConfigLoader {
         if let text = reader.string(fields, "rate", at: path) {
             rate = PostRate(parsing: text)
             if rate == nil {
-                reader.report("\(path).rate", "\"\(text)\" is not a rate; write posts/unit, e.g. \"10/h\" (units s, m, h, d)")
+                let parts = text.split(separator: "/", maxSplits: 1)
+                if parts.count == 2, let count = Int(parts[0]), count <= 0, PostRate(parsing: "1/\(parts[1])") != nil {
+                    reader.report("\(path).rate", "\"\(text)\" allows no posts; the count must be at least 1")
+                } else {
+                    reader.report("\(path).rate", "\"\(text)\" is not a rate; write posts/unit, e.g. \"10/h\" (units s, m, h, d)")
+                }
                 valid = false
             }
         }
@@ -167,48 +193,80 @@ extension ConfigLoader {
         guard valid, let serviceName, let pattern, let target, let conditions else { return nil }
         let rule = PostRule(name: name, on: pattern, scope: scope, conditions: conditions, service: serviceName, target: target,
                             rate: rate, quiet: quiet)
-        return checkFields(of: rule, path: path, loaders: loaders, reader) ? rule : nil
+        let uses = Self.fieldUses(of: rule, path: path, conditionsAsArray: { if case .array? = fields["when"] { true } else { false } }())
+        return checkFields(uses, of: rule, path: path, loaders: loaders, loaderIDs: loaderIDs, reader) ? rule : nil
+    }
+
+    /// Each key of the rule that reads fields of the event, with its path and the fields it reads.
+    private static func fieldUses(of rule: PostRule, path: String, conditionsAsArray: Bool) -> [(path: String, fields: [FieldPath])] {
+        var uses: [(path: String, fields: [FieldPath])] = []
+        switch rule.target {
+        case .status(let text, let media):
+            uses.append(("\(path).text", text.fieldPaths))
+            if case .field(let field)? = media { uses.append(("\(path).media.field", [field])) }
+        case .object(_, let values):
+            func paths(_ template: FieldTemplate) -> [FieldPath] {
+                switch template {
+                case .text(let text): text.fieldPaths
+                case .value: []
+                case .object(let nested): nested.keys.sorted().flatMap { nested[$0].map(paths) ?? [] }
+                }
+            }
+            for key in values.keys.sorted() { uses.append(("\(path).fields.\(key)", values[key].map(paths) ?? [])) }
+        }
+        for (index, condition) in rule.conditions.enumerated() {
+            uses.append((conditionsAsArray ? "\(path).when[\(index)].field" : "\(path).when.field", [condition.field]))
+        }
+        return uses
     }
 
     /// The rule's placeholders and conditions against the fields its events are known to have
     /// (when `on` names one loader's `finished` topic).
-    private func checkFields(of rule: PostRule, path: String, loaders: [String: LoaderConfiguration], _ reader: ConfigReader) -> Bool {
+    private func checkFields(_ uses: [(path: String, fields: [FieldPath])], of rule: PostRule, path: String,
+                             loaders: [String: LoaderConfiguration], loaderIDs: Set<String>, _ reader: ConfigReader) -> Bool {
         let tokens = rule.pattern.description.split(separator: ".").map(String.init)
         guard tokens.count == 3, tokens[0] == "loader", tokens[2] == "finished", tokens[1] != "*", tokens[1] != ">" else { return true }
         guard let loader = loaders[tokens[1]] else {
-            let known = loaders.keys.sorted().map { "\"\($0)\"" }.joined(separator: ", ")
+            guard !loaderIDs.contains(tokens[1]) else { return false }  // written but invalid: reported there
+            let known = loaderIDs.sorted().map { "\"\($0)\"" }.joined(separator: ", ")
             reader.report("\(path).on", "no loader named \"\(tokens[1])\"" + (known.isEmpty ? "" : " (loaders: \(known))"))
             return false
         }
         guard let known = Self.loaderEventFields[loader.kind.name] else { return true }
-        let paths = rule.templates.flatMap(\.fieldPaths) + rule.conditions.map(\.field)
+        let whose = "\(loader.kind.name) loader \"\(loader.id)\"'s"
+        let eventFields = "events (\(known.event.sorted().joined(separator: ", ")))"
+        let itemFields = "new items (\(known.item?.sorted().joined(separator: ", ") ?? ""))"
         var valid = true
-        for field in paths {
-            let keys = field.keys
-            let missing: Bool
-            switch keys[0] {
-            case "topic" where keys.count == 1: missing = false
-            case "event": missing = keys.count < 2 || !known.event.contains(keys[1])
-            case "item":
-                guard rule.scope == .newItems else {
-                    reader.report(path, "\"{{\(field)}}\": there is an item only with \"for\": \"new\"")
-                    valid = false
-                    continue
-                }
-                missing = keys.count < 2 || known.item.map { !$0.contains(keys[1]) } ?? false
-            default:
-                if rule.scope == .newItems {
+        for (usePath, fields) in uses {
+            for field in fields {
+                let keys = field.keys
+                // Where the field was looked for, when it is not there.
+                let missingFrom: String?
+                switch keys[0] {
+                case "topic" where keys.count == 1:
+                    missingFrom = nil
+                case "event":
+                    missingFrom = keys.count < 2 || !known.event.contains(keys[1]) ? eventFields : nil
+                case "item":
+                    guard rule.scope == .newItems else {
+                        reader.report(usePath, "\"\(field)\" names the new item, which there is only with \"for\": \"new\"")
+                        valid = false
+                        continue
+                    }
                     guard let items = known.item else { continue }  // a todo's fields are its own
-                    missing = !items.contains(keys[0]) && !known.event.contains(keys[0])
-                } else {
-                    missing = !known.event.contains(keys[0])
+                    missingFrom = keys.count < 2 || !items.contains(keys[1]) ? itemFields : nil
+                default:
+                    if rule.scope == .newItems {
+                        guard let items = known.item else { continue }
+                        missingFrom = items.contains(keys[0]) || known.event.contains(keys[0]) ? nil : "\(itemFields) or \(eventFields)"
+                    } else {
+                        missingFrom = known.event.contains(keys[0]) ? nil : eventFields
+                    }
                 }
-            }
-            if missing {
-                let fields = (rule.scope == .newItems ? (known.item ?? []) : known.event).sorted().joined(separator: ", ")
-                reader.report(path, "\"\(field)\" is not a field of \(loader.kind.name) loader \"\(loader.id)\"'s "
-                              + (rule.scope == .newItems ? "new items" : "events") + " (fields: \(fields))")
-                valid = false
+                if let missingFrom {
+                    reader.report(usePath, "\"\(field)\" is not a field of \(whose) \(missingFrom)")
+                    valid = false
+                }
             }
         }
         return valid
@@ -246,7 +304,8 @@ extension ConfigLoader {
             }
             let tests = ["equals", "contains", "exists"].filter { fields[$0] != nil }
             guard tests.count == 1, let test = tests.first else {
-                reader.report(itemPath, "needs exactly one of \"equals\", \"contains\", \"exists\"")
+                let found = tests.isEmpty ? "no test" : tests.map { "\"\($0)\"" }.joined(separator: " and ") + " together"
+                reader.report(itemPath, "\(found); expected exactly one of \"equals\", \"contains\", \"exists\"")
                 continue
             }
             switch (test, fields[test]) {
@@ -280,6 +339,10 @@ extension ConfigLoader {
             zone = named
         }
         guard minutes.count == 2 else { return nil }
+        guard minutes[0] != minutes[1] else {
+            reader.report(path, "\"from\" and \"to\" are the same time, so it would never be quiet; leave \"quiet\" out instead")
+            return nil
+        }
         return QuietHours(start: minutes[0], end: minutes[1], timeZone: zone)
     }
 }

@@ -111,7 +111,7 @@ extension ConfigLoader {
     // MARK: Subscribers
 
     func readSubscribers(_ value: ConfigJSON?, services: [String: ServiceConfiguration?]?, loaders: [String: LoaderConfiguration],
-                         baseDirectory: URL, _ reader: ConfigReader) -> [String: SubscriberConfiguration] {
+                         loaderIDs: Set<String>, baseDirectory: URL, _ reader: ConfigReader) -> [String: SubscriberConfiguration] {
         guard let value else { return [:] }
         guard case .object(let entries) = value else {
             reader.report("subscribers", "expected an object, got \(value.shown)")
@@ -125,7 +125,8 @@ extension ConfigLoader {
                 continue
             }
             if case .object(let raw)? = entries[name], case .string("post")? = raw["kind"] {
-                if let poster = readPoster(raw, path: path, services: services, loaders: loaders, baseDirectory: baseDirectory, reader) {
+                if let poster = readPoster(raw, path: path, services: services, loaders: loaders, loaderIDs: loaderIDs,
+                                           baseDirectory: baseDirectory, reader) {
                     subscribers[name] = poster
                 }
                 continue

@@ -46,7 +46,10 @@ public struct ConfigLoader: Sendable {
         let state = reader.string(top, "state", at: "") ?? "var/state"
         let services = readServices(top["services"], reader)
         let loaders = readLoaders(top["loaders"], services: services, reader)
-        let subscribers = readSubscribers(top["subscribers"], services: services, loaders: loaders, baseDirectory: baseDirectory, reader)
+        // Loaders written but invalid are already reported; a rule naming one gets no second error.
+        let loaderIDs: Set<String> = if case .object(let entries)? = top["loaders"] { Set(entries.keys) } else { [] }
+        let subscribers = readSubscribers(top["subscribers"], services: services, loaders: loaders, loaderIDs: loaderIDs,
+                                          baseDirectory: baseDirectory, reader)
         // A log file that can never be opened is a configuration error, found before anything starts.
         for (name, subscriber) in subscribers.sorted(by: { $0.key < $1.key }) {
             let (key, file): (String, String)

@@ -222,7 +222,7 @@ public struct QuietHours: Sendable, Hashable, CustomStringConvertible {
     /// Minutes after midnight from `HH:MM` (00:00 to 23:59); nil otherwise.
     public static func minutes(_ text: String) -> Int? {
         let parts = text.split(separator: ":", omittingEmptySubsequences: false)
-        guard parts.count == 2, parts[0].count == 2, parts[1].count == 2,
+        guard parts.count == 2, parts.allSatisfy({ $0.count == 2 && $0.allSatisfy { $0.isASCII && $0.isNumber } }),
               let hours = Int(parts[0]), let minutes = Int(parts[1]),
               (0..<24).contains(hours), (0..<60).contains(minutes) else { return nil }
         return hours * 60 + minutes
