@@ -2,6 +2,7 @@ import Foundation
 import Herald
 import HeraldRuntime
 import HeraldSandbox
+import HeraldServices
 import HeraldSubscribers
 #if canImport(Glibc)
 import Glibc
@@ -212,6 +213,13 @@ enum Commands {
             guard FileManager.default.fileExists(atPath: media, isDirectory: &isDirectory), !isDirectory.boolValue else {
                 Terminal.err("herald: --media \(media): no such file")
                 return 2
+            }
+            // Not read into memory when it is too large to post anyway.
+            let size = (try? FileManager.default.attributesOfItem(atPath: media)[.size] as? Int) ?? 0
+            let limit = MediaLimits.seed002.maxVideoBytes
+            guard size <= limit else {
+                Terminal.err("herald: post failed: --media \(media): \(size) bytes; the limit is \(limit) bytes (15 MB)")
+                return 1
             }
             guard let contents = FileManager.default.contents(atPath: media) else {
                 Terminal.err("herald: --media \(media): cannot be read")

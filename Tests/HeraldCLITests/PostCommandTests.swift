@@ -57,6 +57,20 @@ import Testing
         await sandbox.stop()
     }
 
+    @Test func aVideoOverFifteenMegabytesIsRefusedWithoutReadingIt() async throws {
+        let herald = try #require(Self.herald)
+        let directory = try PostReliabilityTests.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let big = directory.appendingPathComponent("big.mp4")
+        #expect(FileManager.default.createFile(atPath: big.path, contents: nil))
+        let handle = try FileHandle(forWritingTo: big)
+        try handle.truncate(atOffset: 15 * 1024 * 1024 + 1)  // sparse: no 15 MB written
+        try handle.close()
+        let result = try #require(await ChildProcess.run(herald, ["post", "big", "--media", big.path], in: BuiltProducts.packageRoot))
+        #expect(result.status == 1)
+        #expect(result.stderr == "herald: post failed: --media \(big.path): 15728641 bytes; the limit is 15728640 bytes (15 MB)\n")
+    }
+
     @Test(arguments: [
         (["post"], "herald: post needs a non-empty text (herald post \"hello\" [--media clip.mp4])\n"),
         (["post", "  "], "herald: post needs a non-empty text (herald post \"hello\" [--media clip.mp4])\n"),

@@ -134,6 +134,12 @@ struct PostHarness {
             outboxPath: outboxPath, retry: retry, clock: clock, now: now, faultHook: faultHook)
     }
 
+    /// Publishes `event` as the todo loader would (its sender is part of item keys).
+    @discardableResult
+    func announce<E: Event>(_ event: E) async throws -> EventID {
+        try await bus.publish(event, from: "loader.todos")
+    }
+
     /// A todo loader's finished event with these new todos (descriptions), ids `t1`, `t2`, ….
     static func todos(_ descriptions: [String], loader: String = "todos", firstID: Int = 1) -> TodosLoaded {
         let objects = descriptions.enumerated().map { index, text in

@@ -26,11 +26,49 @@ final class ScriptedPostService: PostService {
     }
 }
 
-/// A post service whose requests never finish until cancelled (a daemon stopped mid-post).
-struct HangingPostService: PostService {
+/// A post service whose requests never finish until cancelled (a daemon stopped mid-post);
+/// `entered` fires when a request has started.
+final class HangingPostService: PostService {
+    private let state = Mutex<(entered: Bool, waiter: CheckedContinuation<Void, Never>?, hung: CheckedContinuation<Void, Never>?, cancelled: Bool)>(
+        (false, nil, nil, false))
+
     func post(_ intent: PostIntent, mayExist: Bool, progress: @escaping @Sendable (UploadProgress) -> Void) async throws -> String {
-        await withCheckedContinuation { (_: CheckedContinuation<Void, Never>) in }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (hung: CheckedContinuation<Void, Never>) in
+                let (waiter, resumeNow) = state.withLock { state -> (CheckedContinuation<Void, Never>?, Bool) in
+                    state.entered = true
+                    state.hung = hung
+                    defer { state.waiter = nil }
+                    return (state.waiter, state.cancelled)
+                }
+                waiter?.resume()
+                if resumeNow { cancel() }
+            }
+        } onCancel: {
+            cancel()
+        }
         throw CancellationError()
+    }
+
+    private func cancel() {
+        let hung = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            state.cancelled = true
+            defer { state.hung = nil }
+            return state.hung
+        }
+        hung?.resume()
+    }
+
+    /// Returns once a request has started.
+    func entered() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let already = state.withLock { state -> Bool in
+                if state.entered { return true }
+                state.waiter = continuation
+                return false
+            }
+            if already { continuation.resume() }
+        }
     }
 }
 
@@ -44,17 +82,17 @@ struct HangingPostService: PostService {
         try await PostHarness.run { harness in
             let scheduler = harness.scheduler([try PostHarness.rule()])
             try scheduler.start(on: harness.bus)
-            let first = try await harness.bus.publish(PostHarness.todos(["buy milk", "call mom"]))
+            let first = try await harness.announce(PostHarness.todos(["buy milk", "call mom"]))
             #expect(await harness.recorder.wait(for: 2, PostSent.self))
             #expect(harness.sandbox.posts().map(\.text) == ["New todo: buy milk", "New todo: call mom"])
             let sent = harness.recorder.events(PostSent.self)
-            #expect(sent.map(\.key) == ["tweet:item:t1", "tweet:item:t2"])
+            #expect(sent.map(\.key) == ["tweet:item:loader.todos:t1", "tweet:item:loader.todos:t2"])
             #expect(sent.allSatisfy { $0.correlation == first.description && $0.attempts == 1 && !$0.duplicate && $0.id != nil })
             #expect(harness.recorder.envelopes.allSatisfy { $0.correlationID == first })
             #expect(harness.recorder.topics == ["post.tweet.sent", "post.tweet.sent"])
 
             // The same items announced again (a loader restarted from old state) are not posted again.
-            try await harness.bus.publish(PostHarness.todos(["buy milk", "call mom", "water plants"]))
+            try await harness.announce(PostHarness.todos(["buy milk", "call mom", "water plants"]))
             #expect(await harness.recorder.wait(for: 3, PostSent.self))
             #expect(harness.sandbox.posts().count == 3)
             await scheduler.stop()
@@ -62,12 +100,15 @@ struct HangingPostService: PostService {
             // Nor by a new scheduler on the same outbox.
             let restarted = harness.scheduler([try PostHarness.rule()])
             try restarted.start(on: harness.bus)
-            try await harness.bus.publish(PostHarness.todos(["buy milk", "call mom", "water plants"]))
+            try await harness.announce(PostHarness.todos(["buy milk", "call mom", "water plants"]))
             #expect(restarted.pendingCount == 0)
-            try await harness.bus.publish(PostHarness.todos(["feed cat"], firstID: 4))
+            try await harness.announce(PostHarness.todos(["feed cat"], firstID: 4))
             #expect(await harness.recorder.wait(for: 4, PostSent.self))
             #expect(harness.sandbox.posts().map(\.text).last == "New todo: feed cat")
             #expect(harness.sandbox.posts().count == 4)
+            // Posts go in order per rule, so a re-post would have come before "feed cat".
+            #expect(harness.recorder.events(PostSent.self).count == 4)
+            #expect(harness.recorder.events(PostSent.self).allSatisfy { !$0.duplicate })
             await restarted.stop()
         }
     }
@@ -78,7 +119,7 @@ struct HangingPostService: PostService {
             let broken = try PostHarness.rule("broken", text: "{{description}} by {{item.owner}}")
             let scheduler = harness.scheduler([urgent, broken])
             try scheduler.start(on: harness.bus)
-            try await harness.bus.publish(PostHarness.todos(["urgent: pay rent", "read a book"]))
+            try await harness.announce(PostHarness.todos(["urgent: pay rent", "read a book"]))
             #expect(await harness.recorder.wait(for: 1, PostSent.self))
             #expect(await harness.recorder.wait(for: 2, PostFailed.self))
             #expect(harness.sandbox.posts().map(\.text) == ["New todo: urgent: pay rent"])
@@ -90,9 +131,11 @@ struct HangingPostService: PostService {
 
     @Test func anIntentLeftUnsentIsSentAtTheNextStart() async throws {
         try await PostHarness.run { harness in
-            let hanging = harness.scheduler([try PostHarness.rule()], services: ["twitter": HangingPostService()])
+            let service = HangingPostService()
+            let hanging = harness.scheduler([try PostHarness.rule()], services: ["twitter": service])
             try hanging.start(on: harness.bus)
-            try await harness.bus.publish(PostHarness.todos(["stay in the outbox"]))
+            try await harness.announce(PostHarness.todos(["stay in the outbox"]))
+            await service.entered()
             #expect(hanging.pendingCount == 1)
             await hanging.stop()  // cancels the post in flight: the intent stays in the journal
             #expect(harness.sandbox.posts().isEmpty)
@@ -110,7 +153,7 @@ struct HangingPostService: PostService {
             // A previous run appended the intent and posted, then died before marking it done.
             let outbox = PostOutbox(path: harness.outboxPath)
             _ = try outbox.recover()
-            try outbox.append(PostIntent(key: "tweet:item:t1", rule: "tweet", service: "twitter",
+            try outbox.append(PostIntent(key: "tweet:item:loader.todos:t1", rule: "tweet", service: "twitter",
                                          content: .status(text: "posted before the crash", media: nil), correlation: nil, created: Date()))
             outbox.closeJournal()
             _ = try await harness.twitter().update(status: "posted before the crash")
@@ -119,11 +162,15 @@ struct HangingPostService: PostService {
             try scheduler.start(on: harness.bus)
             #expect(await harness.recorder.wait(for: 1, PostSent.self))
             let sent = try #require(harness.recorder.events(PostSent.self).first)
-            #expect(sent.duplicate && sent.id == nil && sent.key == "tweet:item:t1")
+            #expect(sent.duplicate && sent.id == nil && sent.key == "tweet:item:loader.todos:t1")
             #expect(harness.sandbox.posts().map(\.text) == ["posted before the crash"])
             // Now done: announcing t1 again posts nothing.
-            try await harness.bus.publish(PostHarness.todos(["posted before the crash"]))
+            try await harness.announce(PostHarness.todos(["posted before the crash"]))
             #expect(scheduler.pendingCount == 0)
+            try await harness.announce(PostHarness.todos(["a later one"], firstID: 2))
+            #expect(await harness.recorder.wait(for: 2, PostSent.self))
+            #expect(harness.recorder.events(PostSent.self).count == 2)
+            #expect(harness.sandbox.posts().map(\.text) == ["posted before the crash", "New todo: a later one"])
             await scheduler.stop()
         }
     }
@@ -137,7 +184,7 @@ struct HangingPostService: PostService {
             ])
             let scheduler = harness.scheduler([try PostHarness.rule()], services: ["twitter": service])
             try scheduler.start(on: harness.bus)
-            try await harness.bus.publish(PostHarness.todos(["retry me"]))
+            try await harness.announce(PostHarness.todos(["retry me"]))
             for _ in 0..<3 {
                 await harness.clock.waitForSleepers(1)
                 harness.clock.advanceToNextDeadline()
@@ -157,7 +204,7 @@ struct HangingPostService: PostService {
             let scheduler = harness.scheduler([try PostHarness.rule()], services: ["twitter": service],
                                               retry: .init(initial: .seconds(1), maximum: .seconds(60), attempts: 3))
             try scheduler.start(on: harness.bus)
-            try await harness.bus.publish(PostHarness.todos(["never"]))
+            try await harness.announce(PostHarness.todos(["never"]))
             for _ in 0..<2 {
                 await harness.clock.waitForSleepers(1)
                 harness.clock.advanceToNextDeadline()
@@ -176,7 +223,7 @@ struct HangingPostService: PostService {
             let scheduler = harness.scheduler([try PostHarness.rule()],
                                               services: ["twitter": TwitterPostService(client: harness.twitter(wrong), baseDirectory: harness.directory)])
             try scheduler.start(on: harness.bus)
-            try await harness.bus.publish(PostHarness.todos(["not allowed"]))
+            try await harness.announce(PostHarness.todos(["not allowed"]))
             #expect(await harness.recorder.wait(for: 1, PostFailed.self))
             let failed = try #require(harness.recorder.events(PostFailed.self).first)
             #expect(failed.status == 401 && failed.attempts == 1 && failed.reason.contains("401"))
@@ -195,7 +242,7 @@ struct HangingPostService: PostService {
         try await PostHarness.run { harness in
             let scheduler = harness.scheduler([try PostHarness.rule(rate: PostRate(parsing: "1/h"))])
             try scheduler.start(on: harness.bus)
-            try await harness.bus.publish(PostHarness.todos(["first", "second"]))
+            try await harness.announce(PostHarness.todos(["first", "second"]))
             #expect(await harness.recorder.wait(for: 1, PostSent.self))
             await harness.clock.waitForSleepers(1)
             #expect(harness.clock.nextDeadline?.offset == .seconds(3600))
@@ -214,7 +261,7 @@ struct HangingPostService: PostService {
             let quiet = QuietHours(start: 22 * 60, end: 7 * 60, timeZone: TimeZone(identifier: "UTC")!)
             let scheduler = harness.scheduler([try PostHarness.rule(quiet: quiet)])
             try scheduler.start(on: harness.bus)
-            try await harness.bus.publish(PostHarness.todos(["good morning"]))
+            try await harness.announce(PostHarness.todos(["good morning"]))
             await harness.clock.waitForSleepers(1)
             #expect(harness.clock.nextDeadline?.offset == .seconds(8 * 3_600))
             #expect(harness.sandbox.posts().isEmpty)
@@ -234,8 +281,8 @@ struct HangingPostService: PostService {
             // A previous run created the object for t1 and crashed before marking it done.
             let outbox = PostOutbox(path: harness.outboxPath)
             _ = try outbox.recover()
-            let earlier = ["title": JSONValue.string("From todo t1: one"), "done": .bool(false), BaaSPostService.keyField: .string("copy:item:t1")]
-            try outbox.append(PostIntent(key: "copy:item:t1", rule: "copy", service: "baas",
+            let earlier = ["title": JSONValue.string("From todo t1: one"), "done": .bool(false), BaaSPostService.keyField: .string("copy:item:loader.todos:t1")]
+            try outbox.append(PostIntent(key: "copy:item:loader.todos:t1", rule: "copy", service: "baas",
                                          content: .object(bucket: "inbox", fields: earlier), correlation: nil, created: Date()))
             outbox.closeJournal()
             let created = try await harness.baas().create(bucket: "inbox", fields: earlier)
@@ -244,12 +291,12 @@ struct HangingPostService: PostService {
             try scheduler.start(on: harness.bus)
             #expect(await harness.recorder.wait(for: 1, PostSent.self))
             #expect(harness.recorder.events(PostSent.self).first?.id == created.id)
-            try await harness.bus.publish(PostHarness.todos(["one", "two"]))
+            try await harness.announce(PostHarness.todos(["one", "two"]))
             #expect(await harness.recorder.wait(for: 2, PostSent.self))
             let objects = try await harness.baas().query(bucket: "inbox").results
             #expect(objects.count == 2)
             #expect(objects.compactMap { $0.fields["title"]?.stringValue }.sorted() == ["From todo t1: one", "From todo t2: two"])
-            #expect(objects.compactMap { $0.fields[BaaSPostService.keyField]?.stringValue }.sorted() == ["copy:item:t1", "copy:item:t2"])
+            #expect(objects.compactMap { $0.fields[BaaSPostService.keyField]?.stringValue }.sorted() == ["copy:item:loader.todos:t1", "copy:item:loader.todos:t2"])
             await scheduler.stop()
         }
     }
@@ -307,7 +354,7 @@ struct HangingPostService: PostService {
                 BaaSObject(id: "v1", fields: ["description": .string("watch this"), "video": .string("clip.mp4")]),
                 BaaSObject(id: "v2", fields: ["description": .string("too long"), "video": .string("long.mp4")]),
             ]
-            try await harness.bus.publish(TodosLoaded(loader: "todos", bucket: "todos", todos: todos, newTodos: todos, removedIDs: []))
+            try await harness.announce(TodosLoaded(loader: "todos", bucket: "todos", todos: todos, newTodos: todos, removedIDs: []))
             #expect(await harness.recorder.wait { envelopes in
                 envelopes.filter { $0.event is PostSent || $0.event is PostFailed }.count == 4
             })
@@ -318,20 +365,131 @@ struct HangingPostService: PostService {
             // The too-long video named by its field fails before any upload, with the limit named.
             let failed = harness.recorder.events(PostFailed.self)
             #expect(failed.count == 1)
-            #expect(failed.first?.key == "field:item:v2" && failed.first?.attempts == 1)
+            #expect(failed.first?.key == "field:item:loader.todos:v2" && failed.first?.attempts == 1)
             #expect(failed.first?.reason.contains("31") == true && failed.first?.reason.contains("30 s") == true, "\(failed)")
 
             // Progress: initialized, one step per 1,000-byte segment, processing, completed.
-            let steps = harness.recorder.events(PostUploadProgress.self).filter { $0.key == "clip:item:v1" }
+            let steps = harness.recorder.events(PostUploadProgress.self).filter { $0.key == "clip:item:loader.todos:v1" }
             #expect(steps.first?.phase == "initialized")
             #expect(steps.last?.phase == "completed" && steps.last?.bytesSent == clip.count && steps.last?.totalBytes == clip.count)
             let uploading = steps.filter { $0.phase == "uploading" }
             #expect(uploading.count == (clip.count + 999) / 1_000)
             #expect(uploading.map(\.bytesSent) == uploading.map(\.bytesSent).sorted())
-            #expect(harness.recorder.events(PostUploadProgress.self).allSatisfy { $0.key != "field:item:v2" })
+            #expect(harness.recorder.events(PostUploadProgress.self).allSatisfy { $0.key != "field:item:loader.todos:v2" })
             let progressTopics = Set(harness.recorder.envelopes.filter { $0.event is PostUploadProgress }.map(\.topic.name))
             #expect(progressTopics == ["upload.clip.progress", "upload.field.progress"])
             await scheduler.stop()
         }
+    }
+
+    @Test func twoPublishersOfOneItemMakeOneIntent() async throws {
+        try await PostHarness.run { harness in
+            let service = ScriptedPostService([])
+            let scheduler = harness.scheduler([try PostHarness.rule()], services: ["twitter": service])
+            try scheduler.start(on: harness.bus)
+            let event = PostHarness.todos(["same item"])
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for _ in 0..<8 { group.addTask { try await harness.announce(event) } }
+                try await group.waitForAll()
+            }
+            try await harness.announce(PostHarness.todos(["after"], firstID: 2))
+            #expect(await harness.recorder.wait(for: 2, PostSent.self))
+            #expect(service.recorded.map(\.key) == ["tweet:item:loader.todos:t1", "tweet:item:loader.todos:t2"])
+            let journal = try String(contentsOfFile: harness.outboxPath, encoding: .utf8)
+            #expect(journal.components(separatedBy: #""op":"intent""#).count - 1 == 2)
+            await scheduler.stop()
+        }
+    }
+
+    @Test func aDuplicateAnswerToAFirstAttemptIsAnotherItemsTextAndFails() async throws {
+        try await PostHarness.run { harness in
+            let scheduler = harness.scheduler([try PostHarness.rule()])
+            try scheduler.start(on: harness.bus)
+            let twins = [BaaSObject(id: "a", fields: ["description": .string("buy milk")]),
+                         BaaSObject(id: "b", fields: ["description": .string("buy milk")])]
+            try await harness.announce(TodosLoaded(loader: "todos", bucket: "todos", todos: twins, newTodos: twins, removedIDs: []))
+            #expect(await harness.recorder.wait { $0.count == 2 })
+            #expect(harness.recorder.events(PostSent.self).map(\.key) == ["tweet:item:loader.todos:a"])
+            let failed = try #require(harness.recorder.events(PostFailed.self).first)
+            #expect(failed.key == "tweet:item:loader.todos:b" && failed.status == 403 && failed.reason.contains("187"))
+            #expect(harness.sandbox.posts().count == 1)
+            await scheduler.stop()
+        }
+    }
+
+    @Test func aForbiddenAnswerOtherThanDuplicateFailsAtOnce() async throws {
+        try await PostHarness.run { harness in
+            let service = ScriptedPostService([.failure(Self.httpError(403, code: 261)), .failure(Self.httpError(400, code: 44))])
+            let scheduler = harness.scheduler([try PostHarness.rule()], services: ["twitter": service])
+            try scheduler.start(on: harness.bus)
+            try await harness.announce(PostHarness.todos(["forbidden", "bad request"]))
+            #expect(await harness.recorder.wait(for: 2, PostFailed.self))
+            #expect(harness.recorder.events(PostFailed.self).map(\.status) == [403, 400])
+            #expect(harness.recorder.events(PostFailed.self).allSatisfy { $0.attempts == 1 })
+            #expect(service.recorded.count == 2)
+            await scheduler.stop()
+        }
+    }
+
+    @Test func aRateLimitWithAResetInThePastBacksOffInsteadOfSpinning() async throws {
+        try await PostHarness.run { harness in
+            let past = harness.start.addingTimeInterval(-60)
+            let limited = Result<String, ServiceError>.failure(
+                ServiceError(kind: .rateLimited, message: "429", status: 429, rateLimit: RateLimit(reset: past)))
+            let service = ScriptedPostService([limited, limited, limited])
+            let scheduler = harness.scheduler([try PostHarness.rule()], services: ["twitter": service],
+                                              retry: .init(initial: .seconds(1), maximum: .seconds(60), attempts: 2))
+            try scheduler.start(on: harness.bus)
+            try await harness.announce(PostHarness.todos(["patience"]))
+            for _ in 0..<3 {
+                await harness.clock.waitForSleepers(1)
+                harness.clock.advanceToNextDeadline()
+            }
+            #expect(await harness.recorder.wait(for: 1, PostSent.self))
+            // 1 s, 2 s, 4 s; rate-limit answers are not counted against the 2 attempts.
+            #expect(harness.clock.now.offset == .seconds(7))
+            #expect(harness.recorder.events(PostSent.self).first?.attempts == 4)
+            await scheduler.stop()
+        }
+    }
+
+    @Test func theRateWindowHoldsAcrossARestart() async throws {
+        try await PostHarness.run { harness in
+            let rule = try PostHarness.rule(rate: PostRate(parsing: "1/h"))
+            let first = harness.scheduler([rule])
+            try first.start(on: harness.bus)
+            try await harness.announce(PostHarness.todos(["one"]))
+            #expect(await harness.recorder.wait(for: 1, PostSent.self))
+            await first.stop()
+
+            harness.clock.advance(by: .seconds(600))
+            let second = harness.scheduler([rule])
+            try second.start(on: harness.bus)
+            try await harness.announce(PostHarness.todos(["two"], firstID: 2))
+            await harness.clock.waitForSleepers(1)
+            #expect(harness.clock.nextDeadline?.offset == .seconds(3600), "the send before the restart still counts")
+            #expect(harness.sandbox.posts().count == 1)
+            harness.clock.advanceToNextDeadline()
+            #expect(await harness.recorder.wait(for: 2, PostSent.self))
+            await second.stop()
+        }
+    }
+
+    @Test func quietHoursFollowTheWallClockOnADaylightSavingDay() throws {
+        let berlin = try #require(TimeZone(identifier: "Europe/Berlin"))
+        let quiet = QuietHours(start: 22 * 60, end: 7 * 60, timeZone: berlin)
+        // 2026-03-28 23:00 in Berlin (22:00 UTC); the clocks go forward at 02:00 that night.
+        let evening = Date(timeIntervalSince1970: 1_774_735_200)
+        // Ends at 07:00 Berlin summer time, 05:00 UTC: 7 hours later, not 8.
+        #expect(quiet.end(after: evening) == Date(timeIntervalSince1970: 1_774_760_400))
+        // 21:59 is not quiet; 06:59 on the spring-forward morning still is.
+        #expect(quiet.end(after: evening.addingTimeInterval(-61 * 60)) == nil)
+        let morning = Date(timeIntervalSince1970: 1_774_760_400 - 60)
+        #expect(quiet.end(after: morning) == Date(timeIntervalSince1970: 1_774_760_400))
+        // A window within one day.
+        let lunch = QuietHours(start: 12 * 60, end: 13 * 60, timeZone: TimeZone(identifier: "UTC")!)
+        let noon = Date(timeIntervalSince1970: 1_774_735_200 - 10 * 3600 + 30 * 60)  // 12:30 UTC
+        #expect(lunch.end(after: noon) == noon.addingTimeInterval(30 * 60))
+        #expect(lunch.end(after: noon.addingTimeInterval(3600)) == nil)
     }
 }

@@ -82,7 +82,7 @@ public struct HeraldDaemon: Sendable {
         let bus = EventBus(configuration: .init(firstSequence: Self.firstSequence(after: configuration)))
         var subscribers: [RunningSubscriber] = []
         do {
-            subscribers = try startSubscribers(on: bus, sandbox: sandbox)
+            try startSubscribers(on: bus, sandbox: sandbox, into: &subscribers)
             let loaders = try makeLoaders(bus: bus, sandbox: sandbox)
             started(DaemonStarted(sandboxURL: sandbox?.baseURL, loaders: loaders.map(\.0.id), subscribers: subscribers.map(\.name)))
             await runSchedules(loaders, for: duration)
@@ -118,20 +118,22 @@ public struct HeraldDaemon: Sendable {
         return last == .max ? last : last + 1
     }
 
-    private func startSubscribers(on bus: EventBus, sandbox: Sandbox?) throws(DaemonError) -> [RunningSubscriber] {
+    /// Starts the subscribers into `subscribers` (so that the caller stops those started when
+    /// a later one fails): post schedulers last, so that the posts they resume from their
+    /// outboxes are seen by the log and archive subscribers.
+    private func startSubscribers(on bus: EventBus, sandbox: Sandbox?, into subscribers: inout [RunningSubscriber]) throws(DaemonError) {
         let redactor = Redactor(secrets: configuration.secrets)
-        var subscribers: [RunningSubscriber] = []
-        for name in configuration.subscribers.keys.sorted() {
+        let names = configuration.subscribers.keys.sorted()
+        for name in names.filter({ configuration.subscribers[$0]?.posting == nil }) + names.filter({ configuration.subscribers[$0]?.posting != nil }) {
             guard let settings = configuration.subscribers[name] else { continue }
             if let posting = settings.posting {
                 let scheduler = try makePostScheduler(name, posting, sandbox: sandbox)
+                subscribers.append(RunningSubscriber(name: name, stop: {}, stopBeforeDrain: { await scheduler.stop() }))
                 do {
                     try scheduler.start(on: bus)
                 } catch {
-                    for started in subscribers { started.stop() }
                     throw DaemonError("subscribers.\(name): \(error)")
                 }
-                subscribers.append(RunningSubscriber(name: name, stop: {}, stopBeforeDrain: { await scheduler.stop() }))
                 continue
             }
             if let archive = settings.archive {
@@ -164,7 +166,6 @@ public struct HeraldDaemon: Sendable {
             }
             subscribers.append(RunningSubscriber(name: subscriber.name, stop: { subscriber.stop() }))
         }
-        return subscribers
     }
 
     private func makePostScheduler(_ name: String, _ posting: PostingSettings, sandbox: Sandbox?) throws(DaemonError) -> PostScheduler {

@@ -69,6 +69,10 @@ final class PostOutbox: Sendable {
         var sends: [String: [Date]] = [:]
         /// Unreadable lines set aside.
         var setAside = 0
+        /// Their bytes.
+        var setAsideBytes = 0
+        /// The compacted journal's size.
+        var keptBytes = 0
     }
 
     let path: String
@@ -124,6 +128,7 @@ final class PostOutbox: Sendable {
             }
             if !unreadable.isEmpty {
                 recovery.setAside = unreadable.count
+                recovery.setAsideBytes = unreadable.reduce(0) { $0 + $1.count + 1 }
                 try setAside(unreadable)
             }
         }
@@ -134,7 +139,7 @@ final class PostOutbox: Sendable {
             if let rule = record.rule { recovery.sends[rule, default: []].append(record.at) }
         }
         let records = done.map(\.record) + recovery.pending.map { Record(op: .intent, key: $0.key, intent: $0, at: $0.created, rule: $0.rule) }
-        try rewrite(records)
+        recovery.keptBytes = try rewrite(records)
         let fd = openForWriting(path)
         guard fd >= 0 else { throw PostOutboxError(path: path, reason: "cannot open: \(String(cString: strerror(errno)))") }
         descriptor.withLock { if $0 >= 0 { close($0) }; $0 = fd }
@@ -177,7 +182,8 @@ final class PostOutbox: Sendable {
         }
     }
 
-    private func rewrite(_ records: [Record]) throws(PostOutboxError) {
+    @discardableResult
+    private func rewrite(_ records: [Record]) throws(PostOutboxError) -> Int {
         let encoder = Self.encoder()
         var bytes: [UInt8] = []
         for record in records {
@@ -196,6 +202,7 @@ final class PostOutbox: Sendable {
         }
         let directory = open(URL(fileURLWithPath: path).deletingLastPathComponent().path, O_RDONLY)
         if directory >= 0 { _ = fsync(directory); _ = close(directory) }
+        return bytes.count
     }
 
     private func setAside(_ lines: [Data]) throws(PostOutboxError) {
@@ -222,16 +229,27 @@ final class PostOutbox: Sendable {
         open(path, O_WRONLY | O_CREAT | O_CLOEXEC | (truncate ? O_TRUNC : O_APPEND), 0o600)
     }
 
+    /// Dates in ISO 8601 with milliseconds (the rate window is measured from them).
+    private static let dateStyle = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
+
     private static func encoder() -> JSONEncoder {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        encoder.dateEncodingStrategy = .iso8601
+        encoder.dateEncodingStrategy = .custom { date, encoder in
+            var container = encoder.singleValueContainer()
+            try container.encode(dateStyle.format(date))
+        }
         return encoder
     }
 
     private static func decoder() -> JSONDecoder {
         let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .iso8601
+        decoder.dateDecodingStrategy = .custom { decoder in
+            let container = try decoder.singleValueContainer()
+            let text = try container.decode(String.self)
+            if let date = (try? dateStyle.parse(text)) ?? (try? Date.ISO8601FormatStyle().parse(text)) { return date }
+            throw DecodingError.dataCorruptedError(in: container, debugDescription: "not an ISO 8601 date: \(text)")
+        }
         return decoder
     }
 }

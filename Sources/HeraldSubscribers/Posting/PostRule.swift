@@ -233,12 +233,16 @@ public struct QuietHours: Sendable, Hashable, CustomStringConvertible {
         guard start != end else { return nil }
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = timeZone
-        let midnight = calendar.startOfDay(for: date)
-        let minute = Int(date.timeIntervalSince(midnight) / 60)
+        // The wall clock's hour and minute, not the time since midnight: on a day the clocks
+        // change the two differ by an hour.
+        let parts = calendar.dateComponents([.hour, .minute], from: date)
+        let minute = (parts.hour ?? 0) * 60 + (parts.minute ?? 0)
         let quiet = start < end ? (minute >= start && minute < end) : (minute >= start || minute < end)
         guard quiet else { return nil }
-        let day = start < end || minute < end ? midnight : calendar.date(byAdding: .day, value: 1, to: midnight) ?? midnight
-        return calendar.date(byAdding: .minute, value: end, to: day)
+        let today = calendar.startOfDay(for: date)
+        let day = start < end || minute < end ? today : calendar.date(byAdding: .day, value: 1, to: today) ?? today
+        return calendar.date(bySettingHour: end / 60, minute: end % 60, second: 0, of: day, matchingPolicy: .nextTime,
+                             repeatedTimePolicy: .first, direction: .forward)
     }
 
     public var description: String {

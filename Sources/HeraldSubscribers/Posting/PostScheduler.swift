@@ -76,6 +76,8 @@ public final class PostScheduler: Sendable {
     private struct Queued: Sendable {
         var intent: PostIntent
         var mayExist: Bool
+        /// False when the journal refused the intent: the worker writes it before sending.
+        var journaled = true
     }
 
     /// Creates a scheduler; nothing is read or sent until ``start(on:)``.
@@ -124,6 +126,10 @@ public final class PostScheduler: Sendable {
             state.sends = recovery.sends
             state.queues = queues
             state.workers = workers
+        }
+        if recovery.setAside > 0 {
+            _ = try? bus.post(FileSinkTornLine(sink: "\(name).outbox", path: outbox.path, byteCount: recovery.setAsideBytes,
+                                               movedTo: outbox.path + ".torn", keptBytes: recovery.keptBytes), from: Sender(name))
         }
         for intent in recovery.pending {
             enqueue(Queued(intent: intent, mayExist: true), rule: intent.rule, bus: bus)
@@ -180,7 +186,9 @@ public final class PostScheduler: Sendable {
                                              correlation: correlation, attempts: 0), from: Sender(name), correlation: envelope.correlationID)
                 return
             }
-            contexts = items.map { ("\(rule.name):item:\(Self.itemID($0))", PostContext(event: event, item: $0, topic: topic)) }
+            // The item's id, qualified by who announced it: two loaders' ids may overlap.
+            let source = envelope.sender?.id ?? topic
+            contexts = items.map { ("\(rule.name):item:\(source):\(Self.itemID($0))", PostContext(event: event, item: $0, topic: topic)) }
         }
         for (key, context) in contexts where rule.conditions.allSatisfy({ $0.holds(in: context) }) {
             // Claimed before anything else: two publishers announcing the same item at once
@@ -200,7 +208,10 @@ public final class PostScheduler: Sendable {
             do {
                 try outbox.append(intent)
             } catch {
-                state.withLock { _ = $0.known.remove(key) }
+                // Not lost: the loader saves its state after this publish, so the item would
+                // not come again. It is sent from memory (the worker tries the journal once
+                // more first) and the failure is reported as bus.subscriber.failed.
+                enqueue(Queued(intent: intent, mayExist: false, journaled: false), rule: rule.name, bus: bus)
                 throw error
             }
             faultHook?(.afterIntentRecorded)
@@ -289,6 +300,7 @@ public final class PostScheduler: Sendable {
         var failures = 0
         var backoff = retry.initial
         defer { state.withLock { $0.pending -= 1 } }
+        if !queued.journaled { try? outbox.append(intent) }
         guard let service = services[intent.service] else {
             finish(intent, rule: rule, failure: "no service named \(intent.service) is configured", status: nil, requests: 0)
             return
@@ -306,17 +318,29 @@ public final class PostScheduler: Sendable {
             } catch {
                 switch PostErrorClass(error) {
                 case .cancelled:
+                    if Task.isCancelled { return }  // stopping; otherwise a cancelled request is retried
+                    mayExist = true
+                    guard (try? await clock.sleep(for: backoff)) != nil else { return }
+                    backoff = min(backoff * 2, retry.maximum)
+                case .duplicate where mayExist:
+                    // An earlier attempt (or run) made it.
+                    finish(intent, rule: rule, sentID: nil, duplicate: true, requests: requests)
                     return
                 case .duplicate:
-                    finish(intent, rule: rule, sentID: nil, duplicate: true, requests: requests)
+                    // A first attempt cannot have been made before: another item rendered the same text.
+                    finish(intent, rule: rule, failure: "the service already has a status with this text (code 187); a different item posted it",
+                           status: 403, requests: requests)
                     return
                 case .permanent(let reason, let status):
                     finish(intent, rule: rule, failure: reason, status: status, requests: requests)
                     return
                 case .rateLimited(let reset):
+                    // Until the reset, and at least the backoff, which grows: a reset that looks
+                    // past (clocks apart) or none at all does not make a tight loop.
                     mayExist = true
-                    let wait = reset.map { Self.duration(from: now(), to: $0) } ?? backoff
-                    guard (try? await clock.sleep(for: min(max(wait, .milliseconds(100)), .seconds(900)))) != nil else { return }
+                    let wait = max(reset.map { Self.duration(from: now(), to: $0) } ?? .zero, backoff)
+                    guard (try? await clock.sleep(for: min(wait, .seconds(900)))) != nil else { return }
+                    backoff = min(backoff * 2, retry.maximum)
                 case .retry(let reason):
                     mayExist = true
                     failures += 1
