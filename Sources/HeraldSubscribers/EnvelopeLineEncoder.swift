@@ -31,10 +31,17 @@ struct EnvelopeLineEncoder {
 
     /// The line for `envelope`, newline included.
     mutating func line(for envelope: Envelope<any Event>) throws -> [UInt8] {
+        var line: [UInt8] = []
+        try append(envelope, to: &line)
+        return line
+    }
+
+    /// Appends the line for `envelope`, newline included, to `line`; on a throw (the event did
+    /// not encode) `line` is as it was.
+    mutating func append(_ envelope: Envelope<any Event>, to line: inout [UInt8]) throws {
         let payload: any Event = envelope.event
         let event = try encode(payload)
-        var line: [UInt8] = []
-        line.reserveCapacity(event.count + 256)
+        line.reserveCapacity(line.count + event.count + 256)
         line += #"{"seq":"#.utf8
         line += String(envelope.sequence).utf8
         line += #","time":""#.utf8
@@ -52,7 +59,6 @@ struct EnvelopeLineEncoder {
         line += #","event":"#.utf8
         line += event
         line += "}\n".utf8
-        return line
     }
 
     private func encode<E: Event>(_ event: E) throws -> Data { try encoder.encode(event) }
