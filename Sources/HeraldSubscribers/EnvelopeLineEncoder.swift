@@ -11,10 +11,14 @@ import Darwin
 /// in the event) in ISO 8601 UTC with milliseconds.
 ///
 /// The envelope's own fields are written by hand, with the bus id's text and the current
-/// second's timestamp cached; only the event goes through `JSONEncoder`. This is the sink's
-/// hot path. Not thread-safe: ``FileSink`` keeps it behind its lock.
+/// second's timestamp cached; the event is streamed by ``EventJSONWriter``, or by `JSONEncoder`
+/// when the writer cannot follow it (remembered per event type). This is the sink's hot path.
+/// Not thread-safe: ``FileSink`` keeps it behind its lock.
 struct EnvelopeLineEncoder {
     private let encoder: JSONEncoder
+    private let writer = EventJSONWriter()
+    /// Event types ``EventJSONWriter`` could not write: straight to `JSONEncoder` next time.
+    private var encoderOnly: Set<ObjectIdentifier> = []
     private var busID: UUID?
     private var busText: [UInt8] = []
     private var second = Int.min
@@ -40,8 +44,11 @@ struct EnvelopeLineEncoder {
     /// not encode) `line` is as it was.
     mutating func append(_ envelope: Envelope<any Event>, to line: inout [UInt8]) throws {
         let payload: any Event = envelope.event
-        let event = try encode(payload)
-        line.reserveCapacity(line.count + event.count + 256)
+        let type = ObjectIdentifier(Swift.type(of: payload))
+        var event = Data()
+        if encoderOnly.contains(type) { event = try encode(payload) }
+        let start = line.count
+        line.reserveCapacity(start + event.count + 256)
         line += #"{"seq":"#.utf8
         line += String(envelope.sequence).utf8
         line += #","time":""#.utf8
@@ -57,9 +64,26 @@ struct EnvelopeLineEncoder {
         line += #","correlation":"#.utf8
         appendID(envelope.correlationID, to: &line)
         line += #","event":"#.utf8
+        if event.isEmpty {
+            let eventStart = line.count
+            do {
+                try write(payload, to: &line)
+            } catch {
+                line.removeSubrange(eventStart...)
+                encoderOnly.insert(type)
+                do {
+                    event = try encode(payload)
+                } catch {
+                    line.removeSubrange(start...)
+                    throw error
+                }
+            }
+        }
         line += event
         line += "}\n".utf8
     }
+
+    private func write<E: Event>(_ event: E, to line: inout [UInt8]) throws { try writer.write(event, to: &line) }
 
     private func encode<E: Event>(_ event: E) throws -> Data { try encoder.encode(event) }
 

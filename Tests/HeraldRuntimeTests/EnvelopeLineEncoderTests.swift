@@ -1,0 +1,47 @@
+import Foundation
+import Herald
+@testable import HeraldSubscribers
+import Testing
+
+@Suite struct EnvelopeLineEncoderTests {
+    /// An event ``EventJSONWriter`` refuses (it holds `Data`), so JSONEncoder writes it.
+    struct Blob: Event {
+        static let topic: Topic = "test.line.blob"
+        var topic: Topic { Self.topic }
+        var bytes: Data
+        var ratio: Double
+    }
+
+    static func envelope(_ event: any Event) -> Envelope<any Event> {
+        let id = EventID(bus: UUID(), sequence: 1)
+        return Envelope(topic: event.topic, sender: nil, id: id, correlationID: id,
+                        timestamp: Date(timeIntervalSince1970: 0), event: event)
+    }
+
+    static func event(in line: [UInt8]) throws -> [String: Any] {
+        let object = try #require(JSONSerialization.jsonObject(with: Data(line)) as? [String: Any])
+        return try #require(object["event"] as? [String: Any])
+    }
+
+    @Test func anEventTheWriterRefusesIsEncodedByJSONEncoder() throws {
+        var encoder = EnvelopeLineEncoder()
+        for _ in 0..<2 {  // the second time straight to JSONEncoder
+            let line = try encoder.line(for: Self.envelope(Blob(bytes: Data([1, 2, 3]), ratio: 0.5)))
+            #expect(line.last == UInt8(ascii: "\n") && line.filter { $0 == UInt8(ascii: "\n") }.count == 1)
+            let event = try Self.event(in: line)
+            #expect(event["bytes"] as? String == "AQID")
+            #expect(event["ratio"] as? Double == 0.5)
+        }
+    }
+
+    @Test func anEventNoEncoderCanWriteLeavesTheBufferAsItWas() throws {
+        var encoder = EnvelopeLineEncoder()
+        var buffer = Array("earlier line\n".utf8)
+        #expect(throws: EncodingError.self) {
+            try encoder.append(Self.envelope(Blob(bytes: Data(), ratio: .infinity)), to: &buffer)
+        }
+        #expect(buffer == Array("earlier line\n".utf8))
+        try encoder.append(Self.envelope(Blob(bytes: Data(), ratio: 1)), to: &buffer)
+        #expect(try Self.event(in: Array(buffer.dropFirst(13)))["ratio"] as? Double == 1)
+    }
+}
