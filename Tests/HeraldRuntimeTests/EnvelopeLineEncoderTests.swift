@@ -12,9 +12,9 @@ import Testing
         var ratio: Double
     }
 
-    static func envelope(_ event: any Event) -> Envelope<any Event> {
+    static func envelope(_ event: any Event, topic: Topic? = nil) -> Envelope<any Event> {
         let id = EventID(bus: UUID(), sequence: 1)
-        return Envelope(topic: event.topic, sender: nil, id: id, correlationID: id,
+        return Envelope(topic: topic ?? event.topic, sender: nil, id: id, correlationID: id,
                         timestamp: Date(timeIntervalSince1970: 0), event: event)
     }
 
@@ -43,5 +43,21 @@ import Testing
         #expect(buffer == Array("earlier line\n".utf8))
         try encoder.append(Self.envelope(Blob(bytes: Data(), ratio: 1)), to: &buffer)
         #expect(try Self.event(in: Array(buffer.dropFirst(13)))["ratio"] as? Double == 1)
+    }
+
+    @Test(arguments: [0, 7, 10, 1_000_000, UInt64.max])
+    func decimalsAreWrittenAsSwiftPrintsThem(value: UInt64) {
+        var line = Array("x".utf8)
+        EnvelopeLineEncoder.appendDecimal(value, to: &line)
+        #expect(line == Array("x\(value)".utf8))
+    }
+
+    @Test func topicsAreEscapedWhenTheyChange() throws {
+        var encoder = EnvelopeLineEncoder()
+        for topic in ["test.line.one", "test.line.two", "test.line.two", "test.line.one"] {
+            let line = try encoder.line(for: Self.envelope(Blob(bytes: Data(), ratio: 1), topic: Topic(validating: topic)))
+            let object = try #require(JSONSerialization.jsonObject(with: Data(line)) as? [String: Any])
+            #expect(object["topic"] as? String == topic)
+        }
     }
 }
