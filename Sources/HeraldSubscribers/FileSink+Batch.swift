@@ -42,7 +42,8 @@ extension FileSink {
         }
     }
 
-    /// Encodes the batch into `state.pending` and writes it in runs of whole lines.
+    /// Encodes the batch's lines into `state.pending` and writes them in runs of whole lines: a
+    /// run ends where the file must rotate, or before it would pass ``maxWriteBytes``.
     ///
     /// - Returns: the index of the first event not written (the batch's end when all were);
     ///   the caller tries it and those after it one at a time.
@@ -50,42 +51,40 @@ extension FileSink {
         _ batch: Batch, filters: [TopicPattern]?, state: inout State,
         torn: inout [FileSinkTornLine], failures: inout [(index: Int, error: any Error)]
     ) -> Int where Batch.Index == Int {
-        state.pending.removeAll(keepingCapacity: true)
-        state.lineEnds.removeAll(keepingCapacity: true)
-        for index in batch.indices {
-            let envelope = batch[index]
-            if let filters, !filters.contains(where: { $0.matches(envelope.topic) }) { continue }
-            do {
-                try state.encoder.append(envelope, to: &state.pending)
-                state.lineEnds.append((index, state.pending.count))
-            } catch {
-                failures.append((index, FileSinkError(.encode("\(error)"), path: path)))
-            }
+        if let filters, !batch.contains(where: { envelope in filters.contains { $0.matches(envelope.topic) } }) {
+            return batch.endIndex
         }
-        guard let first = state.lineEnds.first else { return batch.endIndex }
         do throws(FileSinkError) {
             if let report = try open(&state) { torn.append(report) }
         } catch {
             // Each event tries (and fails, or succeeds) alone, as it would have.
-            return first.index
+            return batch.startIndex
         }
-        guard var file = state.file else { return first.index }
+        guard var file = state.file else { return batch.startIndex }
         state.file = nil
         let rotation = rotation
-        // The run of pending bytes from runStart, holding lineEnds[firstLine..<line], not yet written.
-        var (runStart, firstLine) = (0, 0)
+        state.pending.removeAll(keepingCapacity: state.pending.capacity <= 2 * Self.maxWriteBytes)
+        // The unwritten run: state.pending holds its lines, the first being runStart's.
+        var (runStart, runLines) = (batch.startIndex, 0)
         var failure: FileSinkError?
         do throws(FileSinkError) {
-            for line in state.lineEnds.indices {
-                let start = line == 0 ? 0 : state.lineEnds[line - 1].end
-                let length = state.lineEnds[line].end - start
-                let run = start - runStart
+            for index in batch.indices {
+                let envelope = batch[index]
+                if let filters, !filters.contains(where: { $0.matches(envelope.topic) }) { continue }
+                let lineStart = state.pending.count
+                do {
+                    try state.encoder.append(envelope, to: &state.pending)
+                } catch {
+                    failures.append((index, FileSinkError(.encode("\(error)"), path: path)))
+                    continue
+                }
+                let length = state.pending.count - lineStart
                 // The same test as for a single line, with the run counted as written.
-                let rotates = rotation.map { file.size + run > 0 && file.size + run + length > $0.maxBytes } ?? false
-                guard rotates || run + length > Self.maxWriteBytes, run > 0 || rotates else { continue }
-                if run > 0 {
-                    try write(state.pending[runStart..<start], lines: line - firstLine, to: &file, state: &state)
-                    (runStart, firstLine) = (start, line)
+                let rotates = rotation.map { file.size + lineStart > 0 && file.size + lineStart + length > $0.maxBytes } ?? false
+                if lineStart > 0, rotates || lineStart + length > Self.maxWriteBytes {
+                    try write(state.pending[..<lineStart], lines: runLines, to: &file, state: &state)
+                    state.pending.removeSubrange(..<lineStart)
+                    (runStart, runLines) = (index, 0)
                 }
                 if let rotation, rotates {
                     // A decoded policy skips the initializer's clamping.
@@ -93,8 +92,10 @@ extension FileSink {
                     state.dirty = false
                     state.statistics.rotations += 1
                 }
+                if runLines == 0 { runStart = index }
+                runLines += 1
             }
-            try write(state.pending[runStart...], lines: state.lineEnds.count - firstLine, to: &file, state: &state)
+            if runLines > 0 { try write(state.pending[...], lines: runLines, to: &file, state: &state) }
         } catch {
             failure = error
         }
@@ -102,7 +103,7 @@ extension FileSink {
         guard let failure else { return batch.endIndex }
         // The failed write was rolled back: its lines, and those after, are tried again alone.
         Self.fail(&state, failure)
-        return state.lineEnds[firstLine].index
+        return runStart
     }
 
     /// One `write(2)` of whole lines, counted.

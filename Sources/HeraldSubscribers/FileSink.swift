@@ -178,10 +178,8 @@ public final class FileSink: Sendable {
         var dirty = false
         var statistics = Statistics()
         var encoder = EnvelopeLineEncoder()
-        /// A batch's encoded lines, reused from batch to batch.
+        /// The lines of a batch not written yet, reused from batch to batch.
         var pending: [UInt8] = []
-        /// Where each of `pending`'s lines ends, with its event's index in the batch.
-        var lineEnds: [(index: Int, end: Int)] = []
         /// Replaces `write(2)` on every file opened from now on (tests force short writes).
         var writeLine: (@Sendable (Int32, UnsafeRawBufferPointer) -> Int)?
     }

@@ -132,6 +132,24 @@ import Darwin
         #expect(try (rotated + [path]).flatMap(FileSinkTests.notes) == (1...9).map { "\($0)" })
     }
 
+    @Test func aLargeBatchGoesOutInWritesOfWholeLinesUnderTheLimit() throws {
+        let directory = try FileSinkTests.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("events.jsonl").path
+        let sink = FileSink(path: path, durability: .none)
+        let writes = Writes()
+        writes.install(in: sink)
+        let text = String(repeating: "x", count: 100_000)
+        let batch = (1...25).map { FileSinkTests.envelope(UInt64($0), "\($0)" + text) }
+        let (_, failures) = sink.archive(batch: batch, filters: nil)
+        sink.stop()
+        #expect(failures.isEmpty)
+        let sizes = writes.sizes.withLock { $0 }
+        #expect(sizes.count == 3)
+        #expect(sizes.allSatisfy { $0 <= FileSink.maxWriteBytes })
+        #expect(try FileSinkTests.notes(path) == (1...25).map { "\($0)" + text })
+    }
+
     @Test func anUnopenableFileFailsEveryLineAndTheNextBatchRetries() throws {
         let directory = try FileSinkTests.directory()
         defer { try? FileManager.default.removeItem(at: directory) }
