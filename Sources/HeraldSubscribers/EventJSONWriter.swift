@@ -9,8 +9,10 @@ import Foundation
 /// writes again, which is how synthesized (and nearly every hand-written) `encode(to:)` behave.
 /// Whatever it cannot reproduce exactly throws ``Unsupported``, and the caller falls back to
 /// `JSONEncoder`: a container written to after it was closed, `superEncoder`, `Data`,
-/// `Decimal`, non-finite floats, and any error the value itself throws. Not thread-safe: one
-/// writer per ``EnvelopeLineEncoder``.
+/// `Decimal`, non-finite floats, and any error the value itself throws. Its encoders report an
+/// empty `codingPath` and `userInfo` (the sink's `JSONEncoder` sets no `userInfo`; a path is
+/// only needed for error messages, and an error sends the value to `JSONEncoder`, which has
+/// one). Not thread-safe: one writer per ``EnvelopeLineEncoder``.
 final class EventJSONWriter {
     /// The value cannot be written here; encode it with `JSONEncoder` instead.
     struct Unsupported: Error {}
