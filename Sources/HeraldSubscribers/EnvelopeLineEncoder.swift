@@ -11,14 +11,20 @@ import Darwin
 /// in the event) in ISO 8601 UTC with milliseconds.
 ///
 /// The envelope's own fields are written by hand, with the bus id's text and the current
-/// second's timestamp cached; only the event goes through `JSONEncoder`. This is the sink's
-/// hot path. Not thread-safe: ``FileSink`` keeps it behind its lock.
+/// second's timestamp cached; the event is streamed by ``EventJSONWriter``, or by `JSONEncoder`
+/// when the writer cannot follow it (remembered per event type). This is the sink's hot path.
+/// Not thread-safe: ``FileSink`` keeps it behind its lock.
 struct EnvelopeLineEncoder {
     private let encoder: JSONEncoder
+    private let writer = EventJSONWriter()
+    /// Event types ``EventJSONWriter`` could not write: straight to `JSONEncoder` next time.
+    private var encoderOnly: Set<ObjectIdentifier> = []
     private var busID: UUID?
     private var busText: [UInt8] = []
     private var second = Int.min
     private var secondText: [UInt8] = []
+    private var topicName = ""
+    private var topicText: [UInt8] = [UInt8(ascii: "\""), UInt8(ascii: "\"")]
 
     init() {
         encoder = JSONEncoder()
@@ -31,16 +37,34 @@ struct EnvelopeLineEncoder {
 
     /// The line for `envelope`, newline included.
     mutating func line(for envelope: Envelope<any Event>) throws -> [UInt8] {
-        let payload: any Event = envelope.event
-        let event = try encode(payload)
         var line: [UInt8] = []
-        line.reserveCapacity(event.count + 256)
+        try append(envelope, to: &line)
+        return line
+    }
+
+    /// Appends the line for `envelope`, newline included, to `line`; on a throw (the event did
+    /// not encode) `line` is as it was.
+    mutating func append(_ envelope: Envelope<any Event>, to line: inout [UInt8]) throws {
+        let payload: any Event = envelope.event
+        let type = ObjectIdentifier(Swift.type(of: payload))
+        var event = Data()
+        if encoderOnly.contains(type) { event = try encode(payload) }
+        // No reserveCapacity: `line` is a whole batch's buffer, and reserving a line more would
+        // reallocate it (exactly, not geometrically) for every line.
+        let start = line.count
         line += #"{"seq":"#.utf8
-        line += String(envelope.sequence).utf8
+        Self.appendDecimal(envelope.sequence, to: &line)
         line += #","time":""#.utf8
         appendTime(envelope.timestamp, to: &line)
         line += #"","topic":"#.utf8
-        Self.appendString(envelope.topic.name, to: &line)
+        let topic = envelope.topic.name
+        if topic != topicName {
+            // Most lines repeat the previous line's topic: escape it once.
+            topicName = topic
+            topicText.removeAll(keepingCapacity: true)
+            Self.appendString(topic, to: &topicText)
+        }
+        line += topicText
         if let sender = envelope.sender {
             line += #","sender":"#.utf8
             Self.appendString(sender.id, to: &line)
@@ -50,10 +74,26 @@ struct EnvelopeLineEncoder {
         line += #","correlation":"#.utf8
         appendID(envelope.correlationID, to: &line)
         line += #","event":"#.utf8
+        if event.isEmpty {
+            let eventStart = line.count
+            do {
+                try write(payload, to: &line)
+            } catch {
+                line.removeSubrange(eventStart...)
+                encoderOnly.insert(type)
+                do {
+                    event = try encode(payload)
+                } catch {
+                    line.removeSubrange(start...)
+                    throw error
+                }
+            }
+        }
         line += event
         line += "}\n".utf8
-        return line
     }
+
+    private func write<E: Event>(_ event: E, to line: inout [UInt8]) throws { try writer.write(event, to: &line) }
 
     private func encode<E: Event>(_ event: E) throws -> Data { try encoder.encode(event) }
 
@@ -65,7 +105,7 @@ struct EnvelopeLineEncoder {
         line.append(UInt8(ascii: "\""))
         line += busText
         line.append(UInt8(ascii: ":"))
-        line += String(id.sequence).utf8
+        Self.appendDecimal(id.sequence, to: &line)
         line.append(UInt8(ascii: "\""))
     }
 
@@ -94,6 +134,22 @@ struct EnvelopeLineEncoder {
         let year = Int(parts.tm_year) + 1900
         let yearText = year >= 0 && year < 1000 ? String(repeating: "0", count: 4 - String(year).count) + "\(year)" : "\(year)"
         return Array("\(yearText)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))T\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec))".utf8)
+    }
+
+    /// `value` in decimal, without going through a `String`.
+    static func appendDecimal(_ value: UInt64, to line: inout [UInt8]) {
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes: UInt64.max has 20 digits
+        var count = 0
+        withUnsafeMutableBytes(of: &digits) { buffer in
+            var rest = value
+            repeat {
+                let (quotient, digit) = rest.quotientAndRemainder(dividingBy: 10)
+                count += 1
+                buffer[buffer.count - count] = UInt8(ascii: "0") + UInt8(digit)
+                rest = quotient
+            } while rest > 0
+        }
+        withUnsafeBytes(of: &digits) { buffer in line.append(contentsOf: buffer[(buffer.count - count)...]) }
     }
 
     /// A JSON string literal: quotes, backslashes and control characters escaped, the rest as UTF-8.

@@ -6,8 +6,10 @@ import Synchronization
 /// UTC with milliseconds, `topic`, `sender`, `id`, `correlation`, `event`).
 ///
 /// Guarantees:
-/// - each line goes out in one `write(2)` on an `O_APPEND` descriptor; a failed or short write
-///   is rolled back, so the file holds only whole lines;
+/// - each line goes out whole in one `write(2)` on an `O_APPEND` descriptor, alone or (under
+///   ``FileSinkDurability/none`` and ``FileSinkDurability/batch``) with the other lines waiting
+///   in the mailbox; a failed or short write is rolled back to the last whole line, so the file
+///   holds only whole lines;
 /// - the file is created with mode 0600, its parent directories with 0700;
 /// - a torn last line found at open (a crash mid-write) is moved to `<path>.torn` and reported
 ///   on `sink.<name>.torn` (``FileSinkTornLine``); every complete line is kept;
@@ -15,8 +17,9 @@ import Synchronization
 /// - an error (unwritable path, disk full, EIO) is thrown by the handler, so the bus publishes
 ///   `bus.subscriber.failed`; the file is reopened for the next event.
 ///
-/// It subscribes once with a queued mailbox, so file I/O never runs on a publisher and lines
-/// come in publication order. Library code: it never prints and never traps.
+/// It subscribes once with a batch mailbox (``EventBus/subscribeInBatches(matching:from:name:capacity:overflow:_:)``),
+/// so file I/O never runs on a publisher, lines come in publication order, and what waited in the
+/// mailbox is written together. Library code: it never prints and never traps.
 public final class FileSink: Sendable {
     /// Its name on the bus (stats, failure events, `sink.<name>.torn`).
     public let name: String
@@ -32,7 +35,7 @@ public final class FileSink: Sendable {
     /// Size-based rotation, if any.
     public let rotation: FileSinkRotation?
     private let clock: any Clock<Duration>
-    private let state: Mutex<State>
+    let state: Mutex<State>
     private let subscription = Mutex<Subscription?>(nil)
     private let syncTask = Mutex<Task<Void, Never>?>(nil)
 
@@ -68,10 +71,11 @@ public final class FileSink: Sendable {
         // One pattern is routed by the bus; several share one subscription (one mailbox keeps
         // the lines in publication order) and are checked here.
         let (pattern, filters): (TopicPattern, [TopicPattern]?) = patterns.count == 1 ? (patterns[0], nil) : (.all, patterns)
-        let token = try bus.subscribe(matching: pattern, name: name, delivery: .queued(capacity: 4096, overflow: .wait)) {
-            [self, weak bus] envelope in
-            if let filters, !filters.contains(where: { $0.matches(envelope.topic) }) { return }
-            if let torn = try archive(envelope) { _ = try? bus?.post(torn) }
+        let token = try bus.subscribeInBatches(matching: pattern, name: name, capacity: 4096, overflow: .wait) {
+            [self, weak bus] batch in
+            let (torn, failures) = archive(batch: batch, filters: filters)
+            for report in torn { _ = try? bus?.post(report) }
+            if !failures.isEmpty { throw EventBatchFailures(failures) }
         }
         subscription.withLock { $0 = token }
         if let torn = try? open() { _ = try? bus.post(torn) }
@@ -99,48 +103,52 @@ public final class FileSink: Sendable {
     /// - Throws: ``FileSinkError``; nothing partial stays in the file and the next call retries.
     @discardableResult
     public func archive(_ envelope: Envelope<any Event>) throws(FileSinkError) -> FileSinkTornLine? {
+        try state.withLock { state throws(FileSinkError) -> FileSinkTornLine? in try archive(envelope, in: &state) }
+    }
+
+    /// ``archive(_:)`` under the lock: encodes, writes and (under ``FileSinkDurability/always``)
+    /// syncs one line.
+    func archive(_ envelope: Envelope<any Event>, in state: inout State) throws(FileSinkError) -> FileSinkTornLine? {
         let (rotation, durability) = (rotation, durability)
-        return try state.withLock { state throws(FileSinkError) -> FileSinkTornLine? in
-            let line: [UInt8]
-            do {
-                line = try state.encoder.line(for: envelope)
-            } catch {
-                throw FileSinkError(.encode("\(error)"), path: path)
-            }
-            let torn = try open(&state)
-            do throws(FileSinkError) {
-                guard var file = state.file else { return torn }
-                state.file = nil
-                defer { state.file = file }
-                if let rotation, file.size > 0, file.size + line.count > rotation.maxBytes {
-                    // A decoded policy skips the initializer's clamping.
-                    try file.rotate(keep: max(0, rotation.keep))
-                    state.dirty = false
-                    state.statistics.rotations += 1
-                }
-                let before = file.size
-                try file.append(line)
-                if durability == .always {
-                    do throws(FileSinkError) {
-                        try file.sync()
-                    } catch {
-                        // Not on the disk, so not delivered: take the line back, and the
-                        // event is reported failed rather than half-kept.
-                        file.truncate(to: before)
-                        throw error
-                    }
-                    state.statistics.syncs += 1
-                } else {
-                    state.dirty = true
-                }
-                state.statistics.lines += 1
-                state.statistics.bytes += line.count
-            } catch {
-                Self.fail(&state, error)
-                throw error
-            }
-            return torn
+        let line: [UInt8]
+        do {
+            line = try state.encoder.line(for: envelope)
+        } catch {
+            throw FileSinkError(.encode("\(error)"), path: path)
         }
+        let torn = try open(&state)
+        do throws(FileSinkError) {
+            guard var file = state.file else { return torn }
+            state.file = nil
+            defer { state.file = file }
+            if let rotation, file.size > 0, file.size + line.count > rotation.maxBytes {
+                // A decoded policy skips the initializer's clamping.
+                try file.rotate(keep: max(0, rotation.keep))
+                state.dirty = false
+                state.statistics.rotations += 1
+            }
+            let before = file.size
+            try file.append(line[...])
+            if durability == .always {
+                do throws(FileSinkError) {
+                    try file.sync()
+                } catch {
+                    // Not on the disk, so not delivered: take the line back, and the
+                    // event is reported failed rather than half-kept.
+                    file.truncate(to: before)
+                    throw error
+                }
+                state.statistics.syncs += 1
+            } else {
+                state.dirty = true
+            }
+            state.statistics.lines += 1
+            state.statistics.bytes += line.count
+        } catch {
+            Self.fail(&state, error)
+            throw error
+        }
+        return torn
     }
 
     /// Forces written lines to the disk now, if any are waiting.
@@ -165,21 +173,26 @@ public final class FileSink: Sendable {
 
     // MARK: Internals
 
-    private struct State {
+    struct State {
         var file: JSONLinesFile?
         var dirty = false
         var statistics = Statistics()
         var encoder = EnvelopeLineEncoder()
+        /// The lines of a batch not written yet, reused from batch to batch.
+        var pending: [UInt8] = []
+        /// Replaces `write(2)` on every file opened from now on (tests force short writes).
+        var writeLine: (@Sendable (Int32, UnsafeRawBufferPointer) -> Int)?
     }
 
     private func open() throws(FileSinkError) -> FileSinkTornLine? {
         try state.withLock { state throws(FileSinkError) in try open(&state) }
     }
 
-    private func open(_ state: inout State) throws(FileSinkError) -> FileSinkTornLine? {
+    func open(_ state: inout State) throws(FileSinkError) -> FileSinkTornLine? {
         guard state.file == nil else { return nil }
         do {
-            let (file, repair) = try JSONLinesFile.open(path: path)
+            var (file, repair) = try JSONLinesFile.open(path: path)
+            if let writeLine = state.writeLine { file.writeLine = writeLine }
             state.file = file
             state.dirty = false
             guard let repair else { return nil }
@@ -193,7 +206,7 @@ public final class FileSink: Sendable {
     }
 
     /// Counts a failure and drops the descriptor, so the next event reopens (and repairs) the file.
-    private static func fail(_ state: inout State, _ error: FileSinkError) {
+    static func fail(_ state: inout State, _ error: FileSinkError) {
         state.statistics.failures += 1
         state.statistics.lastError = error
         // Lines written before the failure still deserve their sync (a write refused for lack

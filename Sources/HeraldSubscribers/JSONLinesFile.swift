@@ -6,8 +6,9 @@ import Darwin
 
 /// An open JSON Lines archive: an `O_APPEND` descriptor and the size the sink has written.
 ///
-/// Every line goes out in one `write(2)`; a short or failed write is rolled back with
-/// `ftruncate` to the size before it, so the file only ever holds whole lines. Not thread-safe:
+/// Every write is of whole lines (one, or several together) in one `write(2)`; a short or failed
+/// write is rolled back with `ftruncate` to the size before it, so the file only ever holds whole
+/// lines. Not thread-safe:
 /// ``FileSink`` keeps it behind its lock.
 struct JSONLinesFile {
     let path: String
@@ -61,10 +62,15 @@ struct JSONLinesFile {
     }
 
     /// Appends `line` (which ends with a newline) in one `write`.
+    mutating func append(_ line: [UInt8]) throws(FileSinkError) {
+        try append(line[...])
+    }
+
+    /// Appends `lines` (whole lines, the last ending with a newline) in one `write`.
     ///
     /// - Throws: on a failed or short write, after truncating the file back to its size before
     ///   the write, so no partial line stays.
-    mutating func append(_ line: [UInt8]) throws(FileSinkError) {
+    mutating func append(_ line: ArraySlice<UInt8>) throws(FileSinkError) {
         var written = -1
         repeat {
             written = line.withUnsafeBytes { writeLine(descriptor, $0) }

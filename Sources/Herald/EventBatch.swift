@@ -1,0 +1,37 @@
+/// The events a batch subscription's handler receives at once: everything that was waiting in
+/// its mailbox, in publication order.
+///
+/// Its indices are positions in the mailbox's batch and need not start at 0 (as with
+/// `ArraySlice`); use `startIndex`, `indices` or `enumerated()` rather than counting from 0.
+/// ``EventBatchFailures`` names failed events by these indices. Cheap to pass around (it shares
+/// the mailbox's storage); keeping it after the handler returns only costs a copy later.
+public struct EventBatch<Element: Sendable>: RandomAccessCollection, Sendable {
+    @usableFromInline let items: ContiguousArray<MailboxItem<Element>>
+    public let startIndex: Int
+
+    @inlinable
+    init(items: ContiguousArray<MailboxItem<Element>>, startIndex: Int) {
+        self.items = items
+        self.startIndex = startIndex
+    }
+
+    @inlinable public var endIndex: Int { items.count }
+
+    @inlinable public subscript(position: Int) -> Element { items[position].payload }
+}
+
+/// Thrown by a batch handler when only some of its events failed: those at ``failures``' indices
+/// are each reported as a ``SubscriberFailed`` event and counted as failed; every other event of
+/// the batch counts as delivered.
+///
+/// Any other error thrown by a batch handler fails every event of the batch.
+public struct EventBatchFailures: Error, Sendable {
+    /// The failed events' indices in the ``EventBatch``, each with its error.
+    public var failures: [(index: Int, error: any Error)]
+
+    /// - Parameter failures: the failed events' indices in the batch (in any order; an index
+    ///   outside the batch is ignored), each with its error.
+    public init(_ failures: [(index: Int, error: any Error)]) {
+        self.failures = failures
+    }
+}

@@ -1,0 +1,83 @@
+import Herald
+import Testing
+
+@Suite struct BatchDeliveryTests {
+    /// Posts `count` retained notes on distinct topics: a subscription made afterwards finds them
+    /// all in its mailbox before its task takes the first batch.
+    static func postRetained(_ count: Int, on bus: EventBus) throws {
+        for index in 0..<count {
+            try bus.post(Note(topic: try Topic(validating: "test.batch.n\(index)"), text: "\(index)"), retain: .untilReplaced)
+        }
+    }
+
+    @Test func waitingEventsArriveTogetherInOneBatchInOrder() async throws {
+        let bus = EventBus()
+        try Self.postRetained(50, on: bus)
+        let batches = Recorder<[String]>()
+        let token = try bus.subscribeInBatches(matching: "test.batch.>", capacity: 8) { batch in
+            batches.append(batch.map { ($0.event as? Note)?.text ?? "?" })
+        }
+        #expect(await batches.waitFor(count: 1))
+        #expect(batches.values.first == (0..<50).map { "\($0)" }, "retained events beyond the capacity come as one batch")
+
+        // Live events follow, in order, whatever the batches' sizes.
+        for index in 50..<300 { try await bus.publish(Note(topic: "test.batch.live", text: "\(index)")) }
+        _ = await bus.shutdown(timeout: .seconds(30))
+        #expect(batches.values.flatMap { $0 } == (0..<300).map { "\($0)" })
+        #expect(bus.stats().subscription(named: token.name)?.delivered == 300)
+        withExtendedLifetime(token) {}
+    }
+
+    @Test func batchIndicesNameTheEventsAFailureReports() async throws {
+        let bus = EventBus()
+        try Self.postRetained(6, on: bus)
+        let failures = Recorder<SubscriberFailed>()
+        let failed = try bus.subscribe(to: SubscriberFailed.self) { failures.append($0) }
+        let token = try bus.subscribeInBatches(matching: "test.batch.>", name: "partial") { batch in
+            // Fail the events with odd texts, named by their indices in the batch.
+            let odd = batch.indices.filter { (Int((batch[$0].event as? Note)?.text ?? "") ?? 0) % 2 == 1 }
+            throw EventBatchFailures(odd.map { ($0, Boom()) } + [(batch.endIndex, Boom())])
+        }
+        #expect(await failures.waitFor(count: 3))
+        _ = await bus.shutdown(timeout: .seconds(30))
+        #expect(failures.values.map(\.eventTopic.name) == ["test.batch.n1", "test.batch.n3", "test.batch.n5"])
+        #expect(failures.values.allSatisfy { $0.subscription == "partial" && $0.error == "boom" })
+        let stats = try #require(bus.stats().subscription(named: "partial"))
+        #expect(stats.delivered == 3, "the events not named count as delivered")
+        #expect(stats.failed == 3, "an index outside the batch is ignored")
+        withExtendedLifetime((token, failed)) {}
+    }
+
+    @Test func anyOtherErrorFailsEveryEventOfTheBatch() async throws {
+        let bus = EventBus()
+        try Self.postRetained(4, on: bus)
+        let failures = Recorder<SubscriberFailed>()
+        let failed = try bus.subscribe(to: SubscriberFailed.self) { failures.append($0) }
+        let token = try bus.subscribeInBatches(matching: "test.batch.>", name: "thrower") { _ in throw Boom() }
+        #expect(await failures.waitFor(count: 4))
+        _ = await bus.shutdown(timeout: .seconds(30))
+        #expect(failures.values.map(\.eventTopic.name) == (0..<4).map { "test.batch.n\($0)" })
+        #expect(bus.stats().subscription(named: "thrower")?.failed == 4)
+        #expect(bus.stats().subscription(named: "thrower")?.delivered == 0)
+        withExtendedLifetime((token, failed)) {}
+    }
+
+    @Test func aCancelledBatchSubscriptionReceivesNothingMore() async throws {
+        let bus = EventBus()
+        let received = Recorder<Int>()
+        let token = try bus.subscribeInBatches(matching: "test.batch.>") { batch in
+            for _ in batch { received.append(1) }
+        }
+        try bus.post(Note(topic: "test.batch.one"))
+        #expect(await received.waitFor(count: 1))
+        token.cancel()
+        try bus.post(Note(topic: "test.batch.two"))
+        _ = await bus.shutdown(timeout: .seconds(30))
+        #expect(received.count == 1)
+    }
+
+    @Test func anInvalidCapacityIsRefused() {
+        let bus = EventBus()
+        #expect(throws: EventBusError.self) { try bus.subscribeInBatches(matching: ">", capacity: 0) { _ in } }
+    }
+}
