@@ -25,7 +25,9 @@ import Synchronization
 /// detection, or the BaaS key lookup, keeps that from posting twice), and keys already done are
 /// never posted again.
 ///
-/// Library code: it never prints. Errors of the journal surface as `bus.subscriber.failed`.
+/// Library code: it never prints. An intent the journal refuses surfaces as
+/// `bus.subscriber.failed` (and is still sent); a done record it refuses leaves the intent
+/// pending, to be sent again at the next start, where the duplicate detection absorbs it.
 public final class PostScheduler: Sendable {
     /// Retries of a post that failed for a reason that may pass.
     public struct RetryPolicy: Sendable, Hashable {
