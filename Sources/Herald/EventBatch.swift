@@ -1,23 +1,24 @@
 /// The events a batch subscription's handler receives at once: everything that was waiting in
-/// its mailbox, in publication order.
+/// its mailbox, in publication order, indexed from 0.
 ///
-/// Its indices are positions in the mailbox's batch and need not start at 0 (as with
-/// `ArraySlice`); use `startIndex`, `indices` or `enumerated()` rather than counting from 0.
 /// ``EventBatchFailures`` names failed events by these indices. Cheap to pass around (it shares
 /// the mailbox's storage); keeping it after the handler returns only costs a copy later.
 public struct EventBatch<Element: Sendable>: RandomAccessCollection, Sendable {
     @usableFromInline let items: ContiguousArray<MailboxItem<Element>>
-    public let startIndex: Int
+    /// Where the batch starts in `items` (the mailbox may keep dropped entries before it).
+    @usableFromInline let offset: Int
 
     @inlinable
-    init(items: ContiguousArray<MailboxItem<Element>>, startIndex: Int) {
+    init(items: ContiguousArray<MailboxItem<Element>>, offset: Int) {
         self.items = items
-        self.startIndex = startIndex
+        self.offset = offset
     }
 
-    @inlinable public var endIndex: Int { items.count }
+    @inlinable public var startIndex: Int { 0 }
 
-    @inlinable public subscript(position: Int) -> Element { items[position].payload }
+    @inlinable public var endIndex: Int { items.count - offset }
+
+    @inlinable public subscript(position: Int) -> Element { items[offset + position].payload }
 }
 
 /// Thrown by a batch handler when only some of its events failed: those at ``failures``' indices

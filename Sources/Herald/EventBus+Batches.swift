@@ -49,7 +49,7 @@ extension BusCore {
             var failures: [Int: any Error] = [:]
             var failedAll: (any Error)?
             do {
-                try handler(EventBatch(items: items, startIndex: taken.start))
+                try handler(EventBatch(items: items, offset: taken.start))
             } catch let partial as EventBatchFailures {
                 for (index, error) in partial.failures { failures[index] = error }
             } catch {
@@ -59,7 +59,7 @@ extension BusCore {
             var run = DeliveryRun()
             for index in taken.start..<items.count {
                 let item = items[index]
-                if let error = failedAll ?? failures[index] {
+                if let error = failedAll ?? failures[index - taken.start] {
                     reportFailure(record, slot: item.slot, sequence: item.sequence, error: error)
                 } else {
                     delivered += 1

@@ -32,8 +32,15 @@ final class EventJSONWriter {
     /// The encoder whose value is due; -1 when none.
     private var pendingSlot = -1
     /// Set where the `Encoder` API cannot throw (`superEncoder`, a container asked of an encoder
-    /// that is done).
+    /// that is done), and on every refusal: a value may swallow the error (`try?`) and go on,
+    /// and the line must still end in the fallback.
     var unsupported = false
+
+    /// Marks the value unsupported and returns the error to throw.
+    private func refuse() -> Unsupported {
+        unsupported = true
+        return Unsupported()
+    }
 
     /// Appends `value`'s JSON to `line`.
     ///
@@ -59,12 +66,17 @@ final class EventJSONWriter {
         } else if T.self == URL.self {
             appendString((value as! URL).absoluteString)
         } else if T.self == Data.self || T.self == Decimal.self {
-            throw Unsupported()
+            throw refuse()
         } else {
             nextID += 1
             let slot = nextID
             pendingSlot = slot
-            try value.encode(to: SlotEncoder(writer: self, slot: slot))
+            do {
+                try value.encode(to: SlotEncoder(writer: self, slot: slot))
+            } catch {
+                unsupported = true
+                throw error
+            }
             if pendingSlot == slot {
                 // A value that encoded nothing: JSONEncoder writes an empty object.
                 pendingSlot = -1
@@ -119,7 +131,7 @@ final class EventJSONWriter {
 
     func appendFloat<F: BinaryFloatingPoint & LosslessStringConvertible>(_ value: F) throws {
         // JSONEncoder's default strategy throws on these; let it, with its message.
-        guard value.isFinite else { throw Unsupported() }
+        guard value.isFinite else { throw refuse() }
         var text = value.description
         if text.hasSuffix(".0") { text.removeLast(2) }
         bytes += text.utf8
@@ -169,7 +181,7 @@ final class EventJSONWriter {
     func begin(_ frame: Int, key: String?) throws {
         // A value is due (its encoder wrote into another container instead), or the container
         // was closed: the stream cannot follow.
-        guard pendingSlot == -1, let index = stack.lastIndex(where: { $0.id == frame }) else { throw Unsupported() }
+        guard pendingSlot == -1, let index = stack.lastIndex(where: { $0.id == frame }) else { throw refuse() }
         close(above: index)
         if stack[index].count > 0 { bytes.append(UInt8(ascii: ",")) }
         stack[index].count += 1
@@ -181,7 +193,7 @@ final class EventJSONWriter {
 
     /// Starts the single value of the encoder `slot`.
     func beginSingle(_ slot: Int) throws {
-        guard slot == pendingSlot else { throw Unsupported() }
+        guard slot == pendingSlot else { throw refuse() }
         pendingSlot = -1
     }
 

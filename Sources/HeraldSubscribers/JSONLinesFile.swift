@@ -82,15 +82,23 @@ struct JSONLinesFile {
         let error = written < 0
             ? FileSinkError.system(.write, path: path)
             : FileSinkError(.shortWrite(written: written, expected: line.count), path: path)
-        if written > 0 { _ = ftruncate(descriptor, off_t(size)) }
+        if written > 0 { _ = Self.cut(descriptor, to: size) }
         throw error
     }
 
     /// Cuts the file back to `size` bytes (best effort: a failure leaves a whole line, which
     /// the caller has already reported as failed).
     mutating func truncate(to size: Int) {
-        guard size < self.size, ftruncate(descriptor, off_t(size)) == 0 else { return }
+        guard size < self.size, Self.cut(descriptor, to: size) else { return }
         self.size = size
+    }
+
+    /// `ftruncate`, again when a signal interrupts it.
+    private static func cut(_ descriptor: Int32, to size: Int) -> Bool {
+        while ftruncate(descriptor, off_t(size)) != 0 {
+            guard errno == EINTR else { return false }
+        }
+        return true
     }
 
     /// Forces the file's data to the disk.

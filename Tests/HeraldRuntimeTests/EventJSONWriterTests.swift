@@ -1,4 +1,5 @@
 import Foundation
+import Herald
 @testable import HeraldSubscribers
 import Testing
 
@@ -125,6 +126,39 @@ import Testing
         #expect(throws: EventJSONWriter.Unsupported.self) { try Self.written(["data": Data([1, 2])]) }
         #expect(throws: EventJSONWriter.Unsupported.self) { try Self.written([Decimal(1)]) }
         #expect(throws: EventJSONWriter.Unsupported.self) { try Self.written([Double.nan]) }
+    }
+
+    /// Swallows the writer's refusal of a value and goes on, as `try?` in an `encode(to:)` would.
+    struct Swallows: Encodable {
+        enum Keys: String, CodingKey { case blob, nan, text }
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: Keys.self)
+            try? container.encode(Data([1, 2, 3]), forKey: .blob)
+            try? container.encode(Double.nan, forKey: .nan)
+            try container.encode("t", forKey: .text)
+        }
+    }
+
+    /// An event whose `encode(to:)` swallows refusals.
+    struct SwallowingEvent: Event {
+        static let topic: Topic = "test.sink.swallowing"
+        var topic: Topic { Self.topic }
+        init() {}
+        init(from decoder: any Decoder) throws {}
+        func encode(to encoder: any Encoder) throws { try Swallows().encode(to: encoder) }
+    }
+
+    @Test func aRefusalTheValueSwallowsStillSendsItToJSONEncoder() throws {
+        // Otherwise the line would hold `"blob":,` — not JSON, yet a whole line.
+        #expect(throws: EventJSONWriter.Unsupported.self) { try Self.written(Swallows()) }
+        let id = EventID(bus: UUID(), sequence: 1)
+        let envelope = Envelope<any Event>(topic: SwallowingEvent.topic, sender: nil, id: id, correlationID: id,
+                                           timestamp: FileSinkTests.publishedAt, event: SwallowingEvent())
+        var encoder = EnvelopeLineEncoder()
+        let line = try encoder.line(for: envelope)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(line)) as? [String: Any])
+        let event = try #require(object["event"] as? [String: Any])
+        #expect(event["text"] as? String == "t" && event["blob"] as? String == "AQID" && event["nan"] == nil)
     }
 
     @Test func aWriterIsReusableAfterARefusal() throws {

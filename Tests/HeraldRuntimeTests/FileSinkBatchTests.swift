@@ -15,12 +15,13 @@ import Darwin
         (first..<first + count).map { FileSinkTests.envelope(UInt64($0), "\($0)") }
     }
 
-    /// Counts the sink's `write(2)` calls, and refuses those `refuse` rejects.
+    /// Counts the sink's `write(2)` calls, and lets `refuse` answer some itself (it gets the
+    /// descriptor, to write part of the bytes as a full disk would).
     final class Writes: Sendable {
         let sizes = Mutex<[Int]>([])
-        let refuse: @Sendable (UnsafeRawBufferPointer) -> Int?
+        let refuse: @Sendable (Int32, UnsafeRawBufferPointer) -> Int?
 
-        init(refuse: @escaping @Sendable (UnsafeRawBufferPointer) -> Int? = { _ in nil }) {
+        init(refuse: @escaping @Sendable (Int32, UnsafeRawBufferPointer) -> Int? = { _, _ in nil }) {
             self.refuse = refuse
         }
 
@@ -28,7 +29,7 @@ import Darwin
             sink.state.withLock { state in
                 state.writeLine = { [self] descriptor, buffer in
                     sizes.withLock { $0.append(buffer.count) }
-                    if let written = refuse(buffer) { return written }
+                    if let written = refuse(descriptor, buffer) { return written }
                     return systemWrite(descriptor, buffer.baseAddress, buffer.count)
                 }
             }
@@ -75,8 +76,9 @@ import Darwin
         let sink = FileSink(path: path, durability: .none)
         try sink.archive(FileSinkTests.envelope(0, "0"))
         // Given a disk that takes only part of any write of several lines…
-        let writes = Writes { buffer in
-            buffer.filter { $0 == UInt8(ascii: "\n") }.count > 1 ? buffer.count / 2 + 1 : nil
+        let writes = Writes { descriptor, buffer in
+            // Really writes the first half and a byte: a torn run the sink must cut off.
+            buffer.filter { $0 == UInt8(ascii: "\n") }.count > 1 ? systemWrite(descriptor, buffer.baseAddress, buffer.count / 2 + 1) : nil
         }
         writes.install(in: sink)
         sink.state.withLock { state in
@@ -98,7 +100,7 @@ import Darwin
         let path = directory.appendingPathComponent("events.jsonl").path
         let sink = FileSink(path: path, durability: .batch)
         let poison = Array(#""text":"4""#.utf8)
-        let writes = Writes { buffer in
+        let writes = Writes { _, buffer in
             guard Array(buffer).firstRange(of: poison) != nil else { return nil }
             errno = ENOSPC
             return -1

@@ -48,6 +48,28 @@ import Testing
         withExtendedLifetime((token, failed)) {}
     }
 
+    @Test func afterDropsABatchStillStartsAtZeroAndItsIndicesNameTheRightEvents() async throws {
+        let bus = EventBus()
+        let failures = Recorder<SubscriberFailed>()
+        let failed = try bus.subscribe(to: SubscriberFailed.self) { failures.append($0) }
+        let firsts = Recorder<String>()
+        let token = try bus.subscribeInBatches(matching: "test.batch.>", name: "lossy", capacity: 2, overflow: .dropOldest) { batch in
+            // Each batch's first event fails, named by index 0.
+            #expect(batch.startIndex == 0)
+            firsts.append(batch[0].event is Note ? (batch[0].event as! Note).text : "?")
+            throw EventBatchFailures([(0, Boom())])
+        }
+        // Synchronous posts outrun the consumer: the mailbox of 2 drops its oldest.
+        for index in 0..<2_000 { try bus.post(Note(topic: try Topic(validating: "test.batch.burst.n\(index)"), text: "\(index)")) }
+        _ = await bus.shutdown(timeout: .seconds(30))
+        let stats = try #require(bus.stats().subscription(named: "lossy"))
+        #expect(stats.dropped > 0, "the burst overflowed the mailbox")
+        #expect(firsts.values.count == Int(stats.failed))
+        // The failure reported for each batch is its first event's (each event has its own topic).
+        #expect(failures.values.filter { $0.subscription == "lossy" }.map(\.eventTopic.name) == firsts.values.map { "test.batch.burst.n\($0)" })
+        withExtendedLifetime((token, failed)) {}
+    }
+
     @Test func anyOtherErrorFailsEveryEventOfTheBatch() async throws {
         let bus = EventBus()
         try Self.postRetained(4, on: bus)
