@@ -21,25 +21,35 @@ extension FileSink {
     func archive<Batch: RandomAccessCollection<Envelope<any Event>> & Sendable>(batch: Batch, filters: [TopicPattern]?)
         -> (torn: [FileSinkTornLine], failures: [(index: Int, error: any Error)]) where Batch.Index == Int
     {
-        state.withLock { state in
-            var torn: [FileSinkTornLine] = []
-            var failures: [(index: Int, error: any Error)] = []
-            var retry = batch.startIndex
-            if durability != .always {
-                retry = writeTogether(batch, filters: filters, state: &state, torn: &torn, failures: &failures)
-                failures.removeAll { $0.index >= retry }
+        var torn: [FileSinkTornLine] = []
+        var failures: [(index: Int, error: any Error)] = []
+        var retry = batch.startIndex
+        if durability != .always {
+            retry = state.withLock { state in
+                state.stopped ? batch.endIndex : writeTogether(batch, filters: filters, state: &state, torn: &torn, failures: &failures)
             }
-            for index in retry..<batch.endIndex {
-                let envelope = batch[index]
-                if let filters, !filters.contains(where: { $0.matches(envelope.topic) }) { continue }
+            failures.removeAll { $0.index >= retry }
+        }
+        // One line at a time, the lock taken per line: under `always` a batch is many fsyncs,
+        // and the group commit, statistics and stop() need not wait for all of them.
+        for index in retry..<batch.endIndex {
+            let envelope = batch[index]
+            if let filters, !filters.contains(where: { $0.matches(envelope.topic) }) { continue }
+            let result = state.withLock { state -> Result<FileSinkTornLine?, FileSinkError> in
+                if state.stopped { return .success(nil) }
                 do throws(FileSinkError) {
-                    if let report = try archive(envelope, in: &state) { torn.append(report) }
+                    return .success(try archive(envelope, in: &state))
                 } catch {
-                    failures.append((index, error))
+                    return .failure(error)
                 }
             }
-            return (torn, failures)
+            switch result {
+            case .success(let report?): torn.append(report)
+            case .success(nil): break
+            case .failure(let error): failures.append((index, error))
+            }
         }
+        return (torn, failures)
     }
 
     /// Encodes the batch's lines into `state.pending` and writes them in runs of whole lines: a

@@ -68,6 +68,7 @@ public final class FileSink: Sendable {
     ///
     /// - Throws: ``EventBusError`` when the bus refuses the subscription.
     public func start(on bus: EventBus) throws(EventBusError) {
+        state.withLock { $0.stopped = false }
         // One pattern is routed by the bus; several share one subscription (one mailbox keeps
         // the lines in publication order) and are checked here.
         let (pattern, filters): (TopicPattern, [TopicPattern]?) = patterns.count == 1 ? (patterns[0], nil) : (.all, patterns)
@@ -93,6 +94,7 @@ public final class FileSink: Sendable {
             if durability != .none { Self.syncIfDirty(&state) }
             state.file?.close()
             state.file = nil
+            state.stopped = true
         }
     }
 
@@ -182,6 +184,9 @@ public final class FileSink: Sendable {
         var pending: [UInt8] = []
         /// Replaces `write(2)` on every file opened from now on (tests force short writes).
         var writeLine: (@Sendable (Int32, UnsafeRawBufferPointer) -> Int)?
+        /// Set by ``FileSink/stop()``: what is left of a batch in progress is dropped, as queued
+        /// events are, rather than reopening the file.
+        var stopped = false
     }
 
     private func open() throws(FileSinkError) -> FileSinkTornLine? {
