@@ -60,11 +60,11 @@ final class EventJSONWriter {
     // MARK: Values
 
     func encodeValue<T: Encodable>(_ value: T) throws {
-        if T.self == Date.self {
+        if T.self == Date.self, let date = value as? Date {
             // The same formatter as the sink's JSONEncoder strategy, so the text is identical.
-            appendString(Date.ISO8601FormatStyle(includingFractionalSeconds: true).format(value as! Date))
-        } else if T.self == URL.self {
-            appendString((value as! URL).absoluteString)
+            appendString(Date.ISO8601FormatStyle(includingFractionalSeconds: true).format(date))
+        } else if T.self == URL.self, let url = value as? URL {
+            appendString(url.absoluteString)
         } else if T.self == Data.self || T.self == Decimal.self {
             throw refuse()
         } else {
