@@ -17,6 +17,9 @@ struct Claim: Sendable {
     @usableFromInline let slot: Unmanaged<TopicSlot>
     @usableFromInline let route: Route
     @usableFromInline let header: EnvelopeHeader?
+    /// Accepted while the bus was running, so shutdown waits for it to finish. The bus's own
+    /// reports posted while it drains are not: they must not stand in for an accepted publish.
+    @usableFromInline let counted: Bool
 }
 
 /// One event on its way to its subscribers.
@@ -28,6 +31,7 @@ struct Publication<E: Event>: Sendable {
     @usableFromInline let sequence: UInt64
     @usableFromInline let correlation: EventID?
     @usableFromInline let slot: Unmanaged<TopicSlot>
+    @usableFromInline let counted: Bool
     /// Made on first use: subscribers that take the bare value need no timestamp.
     @usableFromInline var header: EnvelopeHeader?
 
@@ -40,6 +44,7 @@ struct Publication<E: Event>: Sendable {
         self.correlation = correlation
         self.slot = claim.slot
         self.header = claim.header
+        self.counted = claim.counted
     }
 
     @inlinable
@@ -80,6 +85,8 @@ extension BusCore {
                 throw .shutDown("publishing on \(topic)")
             }
             s.sequence &+= 1
+            let counted = s.phase == .running
+            if counted { s.accepted &+= 1 }
             let unmanagedSlot = s.slot(for: topic)
             let slot = unmanagedSlot.takeUnretainedValue()
             slot.published &+= 1
@@ -93,7 +100,7 @@ extension BusCore {
                     RetainedEvent(envelope: retained(made), eventType: type, expires: expires), forKey: topic.index)
             }
             return Claim(sequence: s.sequence, slot: unmanagedSlot,
-                         route: s.route(slot, eventType: type), header: header)
+                         route: s.route(slot, eventType: type), header: header, counted: counted)
         }
     }
 
@@ -115,7 +122,7 @@ extension BusCore {
                         isInternal: Bool) throws(EventBusError) -> UInt64 {
         var (publication, route) = try claim(event, sender: sender, correlation: correlation,
                                              retention: retention, isInternal: isInternal)
-        defer { finishedPublishes.wrappingAdd(1, ordering: .releasing) }
+        defer { if publication.counted { publishFinished() } }
         let sequence = publication.sequence
         if route.subscribers.isEmpty {
             if configuration.deadLetters { deadLetter(&publication) }
@@ -145,7 +152,7 @@ extension BusCore {
     {
         var (publication, route) = try claim(event, sender: sender, correlation: correlation,
                                              retention: retention, isInternal: false)
-        defer { finishedPublishes.wrappingAdd(1, ordering: .releasing) }
+        defer { if publication.counted { publishFinished() } }
         let sequence = publication.sequence
         if route.subscribers.isEmpty {
             if configuration.deadLetters { deadLetter(&publication) }

@@ -19,6 +19,8 @@ struct BusState {
 
     var phase = Phase.running
     var sequence: UInt64 = 0
+    /// Publishes accepted while running (the bus's reports while draining are not counted).
+    var accepted: UInt64 = 0
     /// Bumped on every subscribe and cancel; cached routes of older generations are rebuilt.
     var generation: UInt64 = 0
     var nextSubscriptionID: UInt64 = 0
@@ -141,19 +143,55 @@ struct BusState {
     /// How many dispatch frames are open on this bus, so a publish outside any frame skips the
     /// task-local lookup.
     @usableFromInline let openFrames = Atomic<Int>(0)
-    /// Publishes that have finished delivering. Every publish that got a sequence number
-    /// finishes, so shutdown waits until this reaches the last sequence number it let through.
-    @usableFromInline let finishedPublishes: Atomic<UInt64>
+    /// Counted publishes (accepted while running) that have finished delivering. Shutdown waits
+    /// until this reaches the count accepted when the doors closed.
+    @usableFromInline let finishedPublishes = Atomic<UInt64>(0)
+    /// The count shutdown waits for; `.max` until shutdown begins.
+    let drainTarget = Atomic<UInt64>(.max)
+    /// Shutdown's wait for in-flight publishes, resumed by the last of them (or by shutdown
+    /// itself when none was in flight, or by its deadline).
+    let drainWaiter = SyncLock<UnsafeContinuation<Void, Never>?>(nil)
     /// The sequence number before the first event: the count of publishes starts from it.
     let sequenceBase: UInt64
 
     init(configuration: EventBus.Configuration) {
         self.configuration = configuration
         sequenceBase = max(configuration.firstSequence, 1) - 1
-        finishedPublishes = Atomic(sequenceBase)
         var state = BusState()
         state.sequence = sequenceBase
         self.state = SyncLock(state)
+    }
+
+    /// Counts a finished publish; the one that completes shutdown's count wakes it.
+    @usableFromInline func publishFinished() {
+        let finished = finishedPublishes.wrappingAdd(1, ordering: .sequentiallyConsistent).newValue
+        // Sequentially consistent with `waitForAcceptedPublishes`: either this load sees the
+        // target, or that function's load of `finishedPublishes` sees this publish.
+        if finished >= drainTarget.load(ordering: .sequentiallyConsistent) { resumeDrainWaiter() }
+    }
+
+    func resumeDrainWaiter() {
+        let waiter = drainWaiter.withLock { waiter -> UnsafeContinuation<Void, Never>? in
+            defer { waiter = nil }
+            return waiter
+        }
+        waiter?.resume()
+    }
+
+    /// Waits until `target` counted publishes have finished, or the task is cancelled. No
+    /// polling: the last publish to finish resumes it.
+    func waitForAcceptedPublishes(_ target: UInt64) async {
+        drainTarget.store(target, ordering: .sequentiallyConsistent)
+        await withTaskCancellationHandler {
+            await withUnsafeContinuation { (continuation: UnsafeContinuation<Void, Never>) in
+                drainWaiter.withLock { $0 = continuation }
+                if finishedPublishes.load(ordering: .sequentiallyConsistent) >= target || Task.isCancelled {
+                    resumeDrainWaiter()
+                }
+            }
+        } onCancel: {
+            resumeDrainWaiter()
+        }
     }
 
     @usableFromInline func now() -> Date { configuration.clock() }

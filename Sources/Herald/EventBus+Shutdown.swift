@@ -50,9 +50,9 @@ extension EventBus {
         let state = core.state.withLock { s -> ([SubscriberRecord], UInt64)? in
             guard s.phase == .running else { return nil }
             s.phase = .draining
-            return (s.records.values.sorted { $0.id < $1.id }, s.sequence)
+            return (s.records.values.sorted { $0.id < $1.id }, s.accepted)
         }
-        guard let (records, lastAccepted) = state else {
+        guard let (records, accepted) = state else {
             return ShutdownReport(drained: true, discarded: [], droppedByOverflow: 0)
         }
         let core = self.core
@@ -63,10 +63,8 @@ extension EventBus {
         let drained = await Task.detached { await withTaskGroup(of: Bool.self) { group -> Bool in
             group.addTask {
                 // Publishes accepted before the doors closed may still be delivering.
-                while core.finishedPublishes.load(ordering: .acquiring) < lastAccepted {
-                    if Task.isCancelled { return false }
-                    await Task.yield()
-                }
+                await core.waitForAcceptedPublishes(accepted)
+                if Task.isCancelled { return false }
                 for (_, mailbox) in queued { mailbox.finish() }
                 for (_, mailbox) in queued { await mailbox.waitUntilDrained() }
                 return true

@@ -20,11 +20,28 @@ import Testing
         process.arguments = arguments
         let output = Pipe()
         process.standardOutput = output
-        let status: Int32 = try await withCheckedThrowingContinuation { continuation in
-            process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
-            do { try process.run() } catch { continuation.resume(throwing: error) }
+        // Read the pipe while the child runs, on a thread of its own (never the cooperative
+        // pool): a child that writes more than the pipe holds (64 KiB) would otherwise block
+        // forever waiting for a reader that only starts after it exits.
+        let reader = output.fileHandleForReading
+        let data: Data = try await withCheckedThrowingContinuation { continuation in
+            do { try process.run() } catch {
+                continuation.resume(throwing: error)
+                return
+            }
+            try? output.fileHandleForWriting.close()
+            Thread.detachNewThread {
+                let data = reader.readDataToEndOfFile()
+                continuation.resume(returning: data)
+            }
         }
-        let data = output.fileHandleForReading.readDataToEndOfFile()
+        // End of file on the pipe: the child closed its output, so it has exited or is exiting.
+        let status: Int32 = await withCheckedContinuation { continuation in
+            Thread.detachNewThread {
+                process.waitUntilExit()
+                continuation.resume(returning: process.terminationStatus)
+            }
+        }
         return (status, String(decoding: data, as: UTF8.self))
     }
 

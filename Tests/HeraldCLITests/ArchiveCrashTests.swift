@@ -69,7 +69,7 @@ import Darwin
         #expect(burst, "stderr: \(first.stderr)")
         // when it is killed mid-burst,
         first.signal(SIGKILL)
-        let killed = try #require(await first.finish(within: .seconds(30)))
+        let killed = try #require(await first.finish())
         // Foundation reports a signal's number, the waitid fallback 128 + it; whichever came first.
         #expect([SIGKILL, 128 + SIGKILL].contains(killed.status))
 
@@ -95,7 +95,7 @@ import Darwin
         let more = await second.waitForStandardError { _ in ArchiveContents(archive).lines.count >= linesAtKill + 100 }
         #expect(more, "stderr: \(second.stderr)")
         second.signal(SIGTERM)
-        let stopped = try #require(await second.finish(within: .seconds(30)))
+        let stopped = try #require(await second.finish())
         #expect(stopped.status == 0, "stderr: \(stopped.stderr)")
         #expect(stopped.stderr.hasSuffix("herald: stopped\n"))
 
@@ -165,7 +165,7 @@ import Darwin
 
         // Then SIGTERM stops it cleanly,
         child.signal(SIGTERM)
-        let result = try #require(await child.finish(within: .seconds(30)))
+        let result = try #require(await child.finish())
         #expect(result.status == 0, "stderr: \(result.stderr)")
         // The failure report of the last event may come after the drain ("herald: stopped
         // (1 events not delivered)"): the sink receives its own reports, and cannot write them.

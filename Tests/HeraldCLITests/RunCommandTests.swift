@@ -34,7 +34,7 @@ import Darwin
         let elapsed = ContinuousClock.now - start
 
         #expect(result.status == 0)
-        #expect(elapsed >= .seconds(3) && elapsed < .seconds(20))
+        #expect(elapsed >= .seconds(3), "--for 3s ran for \(elapsed)")   // a lower bound only: machines may be slow
         let lines = result.stderr.split(separator: "\n").map(String.init)
         #expect(lines.first?.hasPrefix("herald: sandbox at http://127.0.0.1:") == true)
         #expect(lines.contains("herald: running 4 loaders (home, images, itmedia, todos); Ctrl-C to stop"))
@@ -57,10 +57,8 @@ import Darwin
         let child = try ChildProcess(herald, ["run", "--config", config.path])
         #expect(await child.waitForStandardError { Self.loggedAllLoaders($0) })
 
-        let signalled = ContinuousClock.now
         child.signal(signal)
-        let result = try #require(await child.finish(within: .seconds(30)))
-        #expect(ContinuousClock.now - signalled < .seconds(5))
+        let result = try #require(await child.finish())
         #expect(result.status == 0)
         #expect(result.stderr.hasSuffix("herald: stopping\nherald: stopped\n"))
     }
@@ -75,13 +73,13 @@ import Darwin
         #expect(await child.waitForStandardError { Self.loggedAllLoaders($0) })
         child.signal(SIGTERM)
         child.signal(SIGTERM)
-        let result = try #require(await child.finish(within: .seconds(30)))
+        let result = try #require(await child.finish())
         #expect(result.status == 0)
         #expect(result.stderr.hasSuffix("herald: stopping\nherald: stopped\n"))
     }
 
     @Test(.timeLimit(.minutes(1)))
-    func aSignalDuringSlowLoadsStillStopsWithinSeconds() async throws {
+    func aSignalDuringSlowLoadsCancelsThemInsteadOfWaiting() async throws {
         let herald = try #require(Self.herald)
         let config = try freshDemo()
         defer { try? FileManager.default.removeItem(at: config.deletingLastPathComponent()) }
@@ -90,11 +88,11 @@ import Darwin
         let child = try ChildProcess(herald, ["run", "--config", config.path])
         #expect(await child.waitForStandardError { $0.contains("herald: running 4 loaders") })
 
-        let signalled = ContinuousClock.now
         child.signal(SIGTERM)
-        let result = try #require(await child.finish(within: .seconds(30)))
-        #expect(ContinuousClock.now - signalled < .seconds(5))
+        let result = try #require(await child.finish())
         #expect(result.status == 0)
+        // The loads wait 20 s for their answers: none finished, so the signal cut them short
+        // rather than waiting them out (no timing needed to tell).
         #expect(!result.stderr.contains(".finished"))
         #expect(result.stderr.hasSuffix("herald: stopped\n"))
     }
@@ -125,7 +123,7 @@ import Darwin
         let line = child.stdout.split(separator: "\n").first { $0.hasPrefix("sandbox listening on http://127.0.0.1:") }
         #expect(line != nil)
         child.signal(SIGTERM)
-        let result = await child.finish(within: .seconds(30))
+        let result = await child.finish()
         #expect(result?.status == 0, "running: \(child.process.isRunning) stdout: \(child.stdout) stderr: \(child.stderr)")
         #expect(result?.stdout.hasSuffix("sandbox stopped\n") == true)
     }

@@ -77,7 +77,7 @@ import Testing
         #expect(await child.waitForStandardOutput { $0.contains("t5  loader.home.failed  loader.home  #5") })
         #expect(child.stdout.contains("t4  loader.todos.finished"))
         child.signal(SIGTERM)
-        let result = try #require(await child.finish(within: .seconds(30)))
+        let result = try #require(await child.finish())
         #expect(result.status == 0)
     }
 }

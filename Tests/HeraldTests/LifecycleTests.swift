@@ -132,16 +132,20 @@ import Testing
         #expect(await iterator.next() == nil)
     }
 
-    final class Captured: Sendable {}
+    /// Announces its release, so a test awaits it instead of polling a weak reference.
+    final class Captured: Sendable {
+        let freed: Recorder<Void>
+        init(freed: Recorder<Void>) { self.freed = freed }
+        deinit { freed.append(()) }
+    }
 
     @Test func cancelledQueuedSubscriptionStopsItsTaskAndLetsGoOfItsHandler() async throws {
         let bus = EventBus()
         let received = Recorder<Int>()
-        weak var weakCaptured: Captured?
+        let freed = Recorder<Void>()
         let token: Subscription
         do {
-            let captured = Captured()
-            weakCaptured = captured
+            let captured = Captured(freed: freed)
             token = try bus.subscribe(to: Tick.self, delivery: .queued()) { tick in
                 withExtendedLifetime(captured) { received.append(tick.number) }
             }
@@ -151,7 +155,7 @@ import Testing
         token.cancel()
         try bus.post(Tick(number: 2))
         // The handler (and what it captures) is only freed once the subscription's task ended.
-        #expect(await eventually { weakCaptured == nil })
+        #expect(await freed.waitFor(count: 1))
         #expect(received.values == [1])
     }
 

@@ -92,3 +92,50 @@ import Testing
         #expect(again.drained)
     }
 }
+
+/// Regression: shutdown used to count finished publishes of any kind, so a report the bus posted
+/// while draining could complete the count while an accepted publish was still waiting for room;
+/// the mailboxes were then finished under that publish, whose event was discarded.
+@Suite struct ShutdownAccountingTests {
+    @Test(.timeLimit(.minutes(1)))
+    func aReportPostedWhileDrainingDoesNotStandInForAnAcceptedPublish() async throws {
+        let bus = EventBus()
+        let clock = ManualClock()
+        let order = Recorder<String>()
+        // An inline observer before the stream in delivery order: seeing tick 1 means its
+        // publish has been accepted and is about to wait for room.
+        let accepted = Recorder<Int>()
+        let observer = try bus.subscribe(to: Tick.self) { accepted.append($0.number) }
+        // A stream of capacity 1 that waits when full: the second publish waits for room.
+        let ticks = try bus.events(of: Tick.self, capacity: 1, overflow: .wait)
+        // A stream that dropped an event: its iterator reports the drop when it next reads,
+        // which the test makes it do while the bus drains.
+        let lossy = try bus.events(of: LoadFinished.self, capacity: 1, overflow: .dropNewest)
+        let reports = Recorder<Int>()
+        let watcher = try bus.subscribe(to: EventsDropped.self) { reports.append($0.count) }
+
+        try bus.post(Tick(number: 0))
+        try bus.post(LoadFinished(loader: "home", count: 1))
+        try bus.post(LoadFinished(loader: "home", count: 2))   // dropped, not yet reported
+        let waiting = Task {
+            try await bus.publish(Tick(number: 1))
+            order.append("tick 1 published")
+        }
+        #expect(await accepted.waitFor(count: 2))
+        let shutdown = Task { await bus.shutdown(deadline: clock.now.advanced(by: .seconds(60)), clock: clock) }
+        await clock.waitForSleepers()
+        var lossyReader = lossy.makeAsyncIterator()
+        #expect(await lossyReader.next()?.count == 1)   // reports the drop: a bus event while draining
+        #expect(await reports.waitFor(count: 1))
+
+        var iterator = ticks.makeAsyncIterator()
+        #expect(await iterator.next()?.number == 0)
+        try await waiting.value
+        #expect(await iterator.next()?.number == 1, "the accepted publish was delivered, not discarded")
+        let report = await shutdown.value
+        #expect(report.drained)
+        #expect(report.discarded.isEmpty)
+        #expect(order.values == ["tick 1 published"])
+        withExtendedLifetime((watcher, observer)) {}
+    }
+}

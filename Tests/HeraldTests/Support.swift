@@ -108,14 +108,3 @@ final class TestDate: Sendable {
     var now: Date { date.withLock { $0 } }
     func advance(by seconds: Double) { date.withLock { $0 = $0.addingTimeInterval(seconds) } }
 }
-
-/// Awaits a condition, yielding between checks; false after a generous bound. For conditions
-/// no callback announces (a task ending, an object freed).
-func eventually(_ condition: () -> Bool) async -> Bool {
-    let deadline = ContinuousClock.now + .seconds(20)
-    while ContinuousClock.now < deadline {
-        if condition() { return true }
-        await Task.yield()
-    }
-    return condition()
-}
