@@ -1,5 +1,14 @@
 import Foundation
 
+#if canImport(Glibc)
+import Glibc
+/// Glibc imports `RUSAGE_SELF` as an enum case; getrusage takes its raw value.
+let RUSAGE_SELF_WHO = __rusage_who_t(RUSAGE_SELF.rawValue)
+#elseif canImport(Darwin)
+import Darwin
+let RUSAGE_SELF_WHO = RUSAGE_SELF
+#endif
+
 /// `herald-bench [--quick] [--json] [--filter PREFIX]`: each workload against its baseline,
 /// side by side in one process; prints rates and the Herald / baseline ratio.
 @main
@@ -10,9 +19,13 @@ struct HeraldBench {
         var baseline: Double
         var ratio: Double
         var target: Double
+        /// Process CPU seconds (user + system, getrusage) per million events, each side's lowest
+        /// round: throughput bought with spinning shows here.
+        var heraldCPU: Double
+        var baselineCPU: Double
 
         /// `--json` writes exactly these keys.
-        enum CodingKeys: String, CodingKey { case name, herald, baseline, ratio }
+        enum CodingKeys: String, CodingKey { case name, herald, baseline, ratio, heraldCPU, baselineCPU }
     }
 
     struct Workload {
@@ -23,6 +36,8 @@ struct HeraldBench {
         var events: Int
         var runHerald: (Int) async throws -> Double
         var runBaseline: (Int) async throws -> Double
+        /// The baseline runs `events / baselineDivisor` events (a slow baseline runs fewer).
+        var baselineDivisor = 1
     }
 
     static let usage = """
@@ -82,7 +97,7 @@ struct HeraldBench {
             Workload(name: "async.message", herald: "queued, 1 subscriber", baseline: "NotificationCenter.AsyncMessage",
                      target: 100, events: 10_000 * scale,
                      runHerald: { try await Workloads.heraldQueuedFanout($0, subscribers: 1) },
-                     runBaseline: { try await Workloads.asyncMessage($0 / 10) }),
+                     runBaseline: { try await Workloads.asyncMessage($0) }, baselineDivisor: 10),
             Workload(name: "route.wildcard", herald: "1,000 non-matching patterns + 1", baseline: "Herald, the 1 alone",
                      target: 0.8, events: 50_000 * scale,
                      runHerald: { try Workloads.heraldWildcard($0, nonMatching: 1_000) },
@@ -109,12 +124,22 @@ struct HeraldBench {
                 // Alternate the two sides and keep each side's best round, so a noisy neighbour
                 // hurts both sides alike.
                 var herald = 0.0, baseline = 0.0
+                var heraldCPU = Double.infinity, baselineCPU = Double.infinity
                 for _ in 0..<rounds {
-                    if side != "baseline" { herald = max(herald, try await workload.runHerald(workload.events)) }
-                    if side != "herald" { baseline = max(baseline, try await workload.runBaseline(workload.events)) }
+                    if side != "baseline" {
+                        let (rate, cpu) = try await measured(workload.events, workload.runHerald)
+                        herald = max(herald, rate)
+                        heraldCPU = min(heraldCPU, cpu)
+                    }
+                    if side != "herald" {
+                        let (rate, cpu) = try await measured(workload.events / workload.baselineDivisor, workload.runBaseline)
+                        baseline = max(baseline, rate)
+                        baselineCPU = min(baselineCPU, cpu)
+                    }
                 }
                 rows.append(Row(name: workload.name, herald: herald, baseline: baseline,
-                                ratio: herald / baseline, target: workload.target))
+                                ratio: herald / baseline, target: workload.target,
+                                heraldCPU: heraldCPU, baselineCPU: baselineCPU))
             } catch {
                 fail("\(workload.name): \(error)")
             }
@@ -126,13 +151,31 @@ struct HeraldBench {
             print(String(decoding: data, as: UTF8.self))
             return
         }
-        print(pad("workload", 16) + pad("Herald /s", 14) + pad("baseline /s", 14) + pad("ratio", 10) + pad("target", 8) + "")
+        print(pad("workload", 16) + pad("Herald /s", 14) + pad("baseline /s", 14) + pad("ratio", 10) + pad("target", 8)
+              + pad("CPU s/M Herald", 16) + pad("CPU s/M baseline", 18) + "")
         for row in rows {
             let met = row.ratio >= row.target ? "" : "  (below target)"
             print(pad(row.name, 16) + pad(format(row.herald), 14) + pad(format(row.baseline), 14)
-                  + pad(String(format: "%.1fx", row.ratio), 10) + pad(String(format: "≥ %g", row.target), 8) + met)
+                  + pad(String(format: "%.1fx", row.ratio), 10) + pad(String(format: "≥ %g", row.target), 8)
+                  + pad(String(format: "%.2f", row.heraldCPU), 16) + pad(String(format: "%.2f", row.baselineCPU), 18) + met)
         }
         if quick { print("(quick mode: short runs, rough numbers)") }
+    }
+
+    /// Runs one side once; returns its rate and the process's CPU seconds per million events.
+    @MainActor static func measured(_ events: Int, _ run: (Int) async throws -> Double) async throws -> (Double, Double) {
+        let before = cpuSeconds()
+        let rate = try await run(events)
+        let cpu = cpuSeconds() - before
+        return (rate, cpu / Double(max(events, 1)) * 1e6)
+    }
+
+    /// User plus system CPU time of the whole process so far.
+    static func cpuSeconds() -> Double {
+        var usage = rusage()
+        guard getrusage(RUSAGE_SELF_WHO, &usage) == 0 else { return 0 }
+        func seconds(_ time: timeval) -> Double { Double(time.tv_sec) + Double(time.tv_usec) / 1e6 }
+        return seconds(usage.ru_utime) + seconds(usage.ru_stime)
     }
 
     static func format(_ rate: Double) -> String {
