@@ -95,7 +95,7 @@ import Testing
         ("services.baas.appKey", #"{"env": "X", "fallback": "y"}"#, "services.baas.appKey.fallback: unknown key"),
         ("services.twitter.auth", nil, "services.twitter.auth: required"),
         ("services.twitter.auth.token", nil, "services.twitter.auth.token: required"),
-        ("services.twitter.auth.token", #"5"#, "services.twitter.auth.token: expected an object, got 5"),
+        ("services.twitter.auth.token", #"5"#, #"services.twitter.auth.token: expected a string or {"env": "NAME", "default": "…"}, got a number"#),
         ("services.rss", #"{"url": "sandbox"}"#, "services.rss.kind: required (twitter, tiqav or baas) when the service is not named after its kind"),
         ("services.twitter.kind", #""mastodon""#, #"services.twitter.kind: "mastodon" is not one of twitter, tiqav, baas"#),
         ("subscribers.console.kind", #""sms""#, #"subscribers.console.kind: "sms" is not one of log, file, post"#),
