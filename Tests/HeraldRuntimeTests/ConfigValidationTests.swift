@@ -247,6 +247,25 @@ extension ConfigFixtures {
         #expect(every?["$ref"] as? String == "#/$defs/positiveDuration")
     }
 
+    /// What the schema can say of the limits `check` enforces: no NUL in a path, loader ids
+    /// short enough for their state files.
+    @Test func theSchemaRefusesNULInPathsAndOverlongLoaderIDs() throws {
+        let data = try Data(contentsOf: Self.root.appendingPathComponent("config.schema.json"))
+        let schema = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        let definitions = try #require(schema["$defs"] as? [String: Any])
+        let path = try #require(definitions["path"] as? [String: Any])
+        func matches(_ pattern: String, _ text: String) throws -> Bool {
+            try NSRegularExpression(pattern: pattern).firstMatch(in: text, range: NSRange(text.startIndex..., in: text)) != nil
+        }
+        let pathPattern = try #require(path["pattern"] as? String)
+        #expect(try matches(pathPattern, "var/events.jsonl"))
+        #expect(try !matches(pathPattern, "var/events\u{0}.jsonl"))
+        let loaders = try #require((schema["properties"] as? [String: Any])?["loaders"] as? [String: Any])
+        let idPattern = try #require((loaders["propertyNames"] as? [String: Any])?["pattern"] as? String)
+        #expect(try matches(idPattern, String(repeating: "l", count: 208)))
+        #expect(try !matches(idPattern, String(repeating: "l", count: 209)))
+    }
+
     @Test func aFileOutputIsResolvedAgainstTheConfigDirectory() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("herald-out-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
