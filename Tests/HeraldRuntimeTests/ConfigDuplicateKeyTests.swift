@@ -74,6 +74,14 @@ import Testing
         #expect(ConfigFixtures.issues(Data(text.utf8)) == [expected])
     }
 
+    /// The scan stops at a depth no configuration has, instead of exhausting the stack.
+    @Test func hostileNestingIsOneSyntaxErrorNotACrash() {
+        let text = "{\"a\": " + String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000) + "}"
+        let issues = ConfigFixtures.issues(Data(text.utf8))
+        #expect(issues.count == 1)
+        #expect(issues.first?.hasPrefix("not valid JSON") == true, "got \(issues.first ?? "")")
+    }
+
     @Test func aTrailingCommaAtTheEndOfTheDocumentNamesTheDocument() {
         let text = "{\"services\": {}, \"loaders\": {},}"
         #expect(ConfigFixtures.issues(Data(text.utf8)) == ["trailing comma at line 1, column 31; JSON allows none"])

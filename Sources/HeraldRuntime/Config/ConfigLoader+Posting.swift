@@ -125,12 +125,12 @@ extension ConfigLoader {
             case nil: break
             case .string(let file)?:
                 media = .file(file)
-                var isDirectory: ObjCBool = false
                 if let problem = PathLimits.problem(file, against: baseDirectory) {
                     reader.report("\(path).media", problem)
                     valid = false
                     break
                 }
+                var isDirectory: ObjCBool = false
                 let resolved = Self.resolve(file, against: baseDirectory).path
                 if !file.lowercased().hasSuffix(".mp4") {
                     // The service posts MP4 videos only; found now rather than at the first post.

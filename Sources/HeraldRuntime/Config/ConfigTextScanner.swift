@@ -18,12 +18,19 @@ enum ConfigTextScanner {
         } catch {
             // Malformed or too deep: the parser says where; what was found before still stands.
         }
+        let offsets = scan.found.flatMap { problem -> [Int] in
+            switch problem {
+            case .duplicate(_, let offset, let first): [offset, first]
+            case .trailingComma(_, let offset): [offset]
+            }
+        }
+        let positions = scan.positions(of: offsets)
         return scan.found.map { problem in
             switch problem {
             case .duplicate(let path, let offset, let first):
-                ConfigIssue(path: path, message: "duplicate key at \(scan.position(of: offset)) (first at \(scan.position(of: first))); write it once")
+                ConfigIssue(path: path, message: "duplicate key at \(positions[offset, default: "?"]) (first at \(positions[first, default: "?"])); write it once")
             case .trailingComma(let path, let offset):
-                ConfigIssue(path: path, message: "trailing comma at \(scan.position(of: offset)); JSON allows none")
+                ConfigIssue(path: path, message: "trailing comma at \(positions[offset, default: "?"]); JSON allows none")
             }
         }
     }
@@ -41,7 +48,7 @@ enum ConfigTextScanner {
         var found: [Problem] = []
 
         /// Deeper than any configuration; a bound so hostile nesting cannot exhaust the stack.
-        static let maximumDepth = 200
+        static let maximumDepth = 100
 
         init(bytes: [UInt8]) {
             self.bytes = bytes
@@ -59,7 +66,7 @@ enum ConfigTextScanner {
             switch current {
             case UInt8(ascii: "{"): try object(at: path, depth: depth)
             case UInt8(ascii: "["): try array(at: path, depth: depth)
-            case UInt8(ascii: "\""): _ = try string()
+            case UInt8(ascii: "\""): try skipString()
             case nil: throw Stop()
             default:
                 // A number, true, false or null: the parser checks its spelling.
@@ -141,9 +148,9 @@ enum ConfigTextScanner {
             }
         }
 
-        /// The string starting at ``index`` (a `"`), unescaped.
-        mutating func string() throws(Stop) -> String {
-            let start = index
+        /// Moves past the string starting at ``index`` (a `"`); true when it has escapes.
+        @discardableResult
+        mutating func skipString() throws(Stop) -> Bool {
             index += 1
             var escaped = false
             while let byte = current, byte != UInt8(ascii: "\"") {
@@ -155,6 +162,13 @@ enum ConfigTextScanner {
             }
             guard current != nil else { throw Stop() }
             index += 1
+            return escaped
+        }
+
+        /// The string starting at ``index`` (a `"`), unescaped.
+        mutating func string() throws(Stop) -> String {
+            let start = index
+            let escaped = try skipString()
             let token = bytes[start..<index]
             guard escaped else { return String(decoding: token.dropFirst().dropLast(), as: UTF8.self) }
             guard let text = try? JSONSerialization.jsonObject(with: Data(token), options: .fragmentsAllowed) as? String else {
@@ -163,20 +177,26 @@ enum ConfigTextScanner {
             return text
         }
 
-        /// `line L, column C`, both from 1.
-        func position(of offset: Int) -> String {
+        /// `line L, column C` (both from 1) of each byte offset, in one pass over the text.
+        func positions(of offsets: [Int]) -> [Int: String] {
+            var positions: [Int: String] = [:]
             var line = 1
             var column = 1
-            let start = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0  // an editor shows no byte order mark
-            for byte in bytes[start..<max(start, min(offset, bytes.count))] {
-                if byte == UInt8(ascii: "\n") {
-                    line += 1
-                    column = 1
-                } else if byte & 0xC0 != 0x80 {
-                    column += 1
+            // An editor shows no byte order mark.
+            var index = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
+            for offset in Set(offsets).sorted() {
+                while index < min(offset, bytes.count) {
+                    if bytes[index] == UInt8(ascii: "\n") {
+                        line += 1
+                        column = 1
+                    } else if bytes[index] & 0xC0 != 0x80 {
+                        column += 1
+                    }
+                    index += 1
                 }
+                positions[offset] = "line \(line), column \(column)"
             }
-            return "line \(line), column \(column)"
+            return positions
         }
     }
 }
