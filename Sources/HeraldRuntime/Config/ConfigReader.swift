@@ -147,8 +147,8 @@ final class ConfigReader {
             return nil
         case .string?:
             value = string(object, key, at: path)
-        case .object?:
-            guard let reference = object[key], let fields = self.object(reference, at: here, allowed: ["env", "default"]) else { return nil }
+        case .object(let reference)?:
+            guard let fields = self.object(.object(reference), at: here, allowed: ["env", "default"]) else { return nil }
             let name = string(fields, "env", at: here, required: true)
             let fallback = string(fields, "default", at: here)
             if let name, let found = environment[name], !found.isEmpty {
