@@ -68,9 +68,9 @@ struct SandboxRouter: Sendable {
             }
             return .json(200, .object([("posts", .array(posts))]))
         case "/_sandbox/config":
-            // Anyone on this machine can read this: secret values are shown only when they are
-            // the sandbox's own published defaults, never ones a user configured (they may come
-            // from the environment, and may be real).
+            // Anyone on this machine can read this: keys, tokens and secrets are shown only when
+            // they are the sandbox's own published defaults, never ones a user configured (they
+            // may come from the environment, and may be real).
             let credentials = configuration.credentials
             let standard = SandboxCredentials.standard
             func secret(_ value: String, default known: String) -> SandboxJSON {
@@ -78,9 +78,9 @@ struct SandboxRouter: Sendable {
             }
             return .json(200, .object([
                 ("twitter", .object([
-                    ("consumer_key", .string(credentials.consumerKey)),
+                    ("consumer_key", secret(credentials.consumerKey, default: standard.consumerKey)),
                     ("consumer_secret", secret(credentials.consumerSecret, default: standard.consumerSecret)),
-                    ("access_token", .string(credentials.token)),
+                    ("access_token", secret(credentials.token, default: standard.token)),
                     ("access_token_secret", secret(credentials.tokenSecret, default: standard.tokenSecret)),
                     ("screen_name", .string(configuration.screenName)),
                 ])),

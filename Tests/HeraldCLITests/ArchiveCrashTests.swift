@@ -11,7 +11,7 @@ import Darwin
 @Suite struct ArchiveCrashTests {
     static let herald = BuiltProducts.url(of: "herald")
 
-    /// A directory with a config: one todo loader every millisecond against the sandbox (a
+    /// A directory with a config: one todo loader every 100ms (the sandbox's minimum) (a
     /// burst of small events from a single publisher, so the archive is in `seq` order), the
     /// archive on `durability: always`, and a console log whose lines wake the waits.
     func directoryWithConfig() throws -> (config: URL, archive: URL) {
@@ -22,7 +22,7 @@ import Darwin
             {
               "state": "var/state",
               "services": {"baas": {"url": "sandbox", "tenant": "demo", "appId": "todo", "appKey": "sandbox"}},
-              "loaders": {"todos": {"kind": "todo", "service": "baas", "bucket": "todos", "every": "1ms"}},
+              "loaders": {"todos": {"kind": "todo", "service": "baas", "bucket": "todos", "every": "100ms"}},
               "subscribers": {
                 "archive": {"kind": "file", "topics": [">"], "path": "var/events.jsonl", "durability": "always"},
                 "console": {"kind": "log", "topics": ["loader.>", "bus.>"], "level": "info"}

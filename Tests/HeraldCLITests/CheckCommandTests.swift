@@ -66,6 +66,81 @@ import Testing
         #expect(result.stderr.split(separator: "\n").count == 1)
     }
 
+    /// A key written twice: JSONSerialization keeps the first, other JSON tools the last.
+    @Test
+    func aDuplicateKeyIsAnErrorWithItsPathAndExitCode2() async throws {
+        let herald = try #require(Self.herald)
+        let file = try temporaryConfig("""
+            {
+              "services": {"tiqav": {"url": "sandbox"}},
+              "loaders": {"images": {"kind": "tiqav", "service": "tiqav", "every": "5m"}},
+              "subscribers": {"console": {"kind": "log", "format": "text", "format": "json"}}
+            }
+            """)
+        defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
+        let result = try #require(try await ChildProcess.run(herald, ["check", "--config", file.path]))
+        #expect(result.status == 2)
+        #expect(result.stdout.isEmpty)
+        #expect(result.stderr == """
+            herald: \(file.path) is invalid (1 error):
+              subscribers.console.format: duplicate key at line 4, column 64 (first at line 4, column 46); write it once
+
+            """)
+    }
+
+    @Test
+    func aTrailingCommaIsAnErrorWithItsPlaceAndExitCode2() async throws {
+        let herald = try #require(Self.herald)
+        let file = try temporaryConfig("""
+            {
+              "services": {"tiqav": {"url": "sandbox"}},
+              "loaders": {"images": {"kind": "tiqav", "service": "tiqav", "every": "5m",}}
+            }
+            """)
+        defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
+        let result = try #require(try await ChildProcess.run(herald, ["check", "--config", file.path]))
+        #expect(result.status == 2)
+        #expect(result.stderr == """
+            herald: \(file.path) is invalid (1 error):
+              loaders.images: trailing comma at line 3, column 76; JSON allows none
+
+            """)
+    }
+
+    /// A secret of the wrong type is described by its type; a schedule too fast, a path with a
+    /// NUL and a text too long for any status are configuration errors, not failures of `run`.
+    @Test
+    func secretsAreNotEchoedAndRunsThatCouldNeverWorkAreRefused() async throws {
+        let herald = try #require(Self.herald)
+        let text = String(repeating: "x", count: 281)
+        let file = try temporaryConfig("""
+            {
+              "services": {
+                "twitter": {"url": "sandbox", "auth": {"consumerKey": "k", "consumerSecret": "s", "token": "t", "tokenSecret": "ts"}},
+                "leaky": {"kind": "twitter", "url": "sandbox",
+                          "auth": {"consumerKey": "k", "consumerSecret": "s", "token": "t", "tokenSecret": 987654321}}
+              },
+              "loaders": {"home": {"kind": "timeline", "service": "twitter", "every": "1ms"}},
+              "subscribers": {
+                "archive": {"kind": "file", "path": "var/events\\u0000.jsonl"},
+                "posts": {"kind": "post", "rules": {"hello": {"on": "loader.home.finished", "service": "twitter", "text": "\(text)"}}}
+              }
+            }
+            """)
+        defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
+        let result = try #require(try await ChildProcess.run(herald, ["check", "--config", file.path]))
+        #expect(result.status == 2)
+        #expect(!result.stderr.contains("987654321"))
+        #expect(result.stderr == """
+            herald: \(file.path) is invalid (4 errors):
+              services.leaky.auth.tokenSecret: expected a string or {"env": "NAME", "default": "…"}, got a number
+              loaders.home.every: 1ms is below the minimum of 100ms for a service on the sandbox (1s for a real one)
+              subscribers.archive.path: contains a NUL character, which no file name can hold
+              subscribers.posts.rules.hello.text: without its placeholders the text is already 281 characters; a status holds at most 280
+
+            """)
+    }
+
     @Test(arguments: [
         (["run", "--bogus"], "herald: unknown option '--bogus' for 'run' (see 'herald run --help')\n"),
         (["check", "--for", "3s"], "herald: unknown option '--for' for 'check' (see 'herald check --help')\n"),

@@ -95,7 +95,7 @@ import Testing
         ("services.baas.appKey", #"{"env": "X", "fallback": "y"}"#, "services.baas.appKey.fallback: unknown key"),
         ("services.twitter.auth", nil, "services.twitter.auth: required"),
         ("services.twitter.auth.token", nil, "services.twitter.auth.token: required"),
-        ("services.twitter.auth.token", #"5"#, "services.twitter.auth.token: expected an object, got 5"),
+        ("services.twitter.auth.token", #"5"#, #"services.twitter.auth.token: expected a string or {"env": "NAME", "default": "…"}, got a number"#),
         ("services.rss", #"{"url": "sandbox"}"#, "services.rss.kind: required (twitter, tiqav or baas) when the service is not named after its kind"),
         ("services.twitter.kind", #""mastodon""#, #"services.twitter.kind: "mastodon" is not one of twitter, tiqav, baas"#),
         ("subscribers.console.kind", #""sms""#, #"subscribers.console.kind: "sms" is not one of log, file, post"#),
@@ -245,6 +245,25 @@ extension ConfigFixtures {
         #expect(schemaAccepts == validatorAccepts)
         let every = (definitions["schedule"] as? [String: Any])?["every"] as? [String: Any]
         #expect(every?["$ref"] as? String == "#/$defs/positiveDuration")
+    }
+
+    /// What the schema can say of the limits `check` enforces: no NUL in a path, loader ids
+    /// short enough for their state files.
+    @Test func theSchemaRefusesNULInPathsAndOverlongLoaderIDs() throws {
+        let data = try Data(contentsOf: Self.root.appendingPathComponent("config.schema.json"))
+        let schema = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        let definitions = try #require(schema["$defs"] as? [String: Any])
+        let path = try #require(definitions["path"] as? [String: Any])
+        func matches(_ pattern: String, _ text: String) throws -> Bool {
+            try NSRegularExpression(pattern: pattern).firstMatch(in: text, range: NSRange(text.startIndex..., in: text)) != nil
+        }
+        let pathPattern = try #require(path["pattern"] as? String)
+        #expect(try matches(pathPattern, "var/events.jsonl"))
+        #expect(try !matches(pathPattern, "var/events\u{0}.jsonl"))
+        let loaders = try #require((schema["properties"] as? [String: Any])?["loaders"] as? [String: Any])
+        let idPattern = try #require((loaders["propertyNames"] as? [String: Any])?["pattern"] as? String)
+        #expect(try matches(idPattern, String(repeating: "l", count: 208)))
+        #expect(try !matches(idPattern, String(repeating: "l", count: 209)))
     }
 
     @Test func aFileOutputIsResolvedAgainstTheConfigDirectory() throws {

@@ -16,4 +16,16 @@ extension JSONValue {
         case .object: "an object"
         }
     }
+
+    /// The value's type, for errors about secrets, whose values are never shown.
+    var typeDescription: String {
+        switch self {
+        case .null: "null"
+        case .bool: "a boolean"
+        case .number: "a number"
+        case .string: "a string"
+        case .array: "an array"
+        case .object: "an object"
+        }
+    }
 }

@@ -114,11 +114,22 @@ extension ConfigLoader {
                 valid = false
             }
             let text = template(fields, "text", at: path, required: true, reader)
+            if let text, case let literal = Self.literalCharacters(of: text.source), literal > Self.statusCharacterLimit {
+                // Nothing a placeholder is filled with can make it shorter: every post would be refused.
+                reader.report("\(path).text", "without its placeholders the text is already \(literal) characters; "
+                              + "a status holds at most \(Self.statusCharacterLimit)")
+                valid = false
+            }
             var media: MediaSource?
             switch fields["media"] {
             case nil: break
             case .string(let file)?:
                 media = .file(file)
+                if let problem = PathLimits.problem(file, against: baseDirectory) {
+                    reader.report("\(path).media", problem)
+                    valid = false
+                    break
+                }
                 var isDirectory: ObjCBool = false
                 let resolved = Self.resolve(file, against: baseDirectory).path
                 if !file.lowercased().hasSuffix(".mp4") {
@@ -195,6 +206,22 @@ extension ConfigLoader {
                             rate: rate, quiet: quiet)
         let uses = Self.fieldUses(of: rule, path: path, conditionsAsArray: { if case .array? = fields["when"] { true } else { false } }())
         return checkFields(uses, of: rule, path: path, loaders: loaders, loaderIDs: loaderIDs, reader) ? rule : nil
+    }
+
+    /// The most characters a status may have, counted as the service counts them (`Character`s:
+    /// grapheme clusters, so an accent written as a combining mark adds none).
+    static let statusCharacterLimit = 280
+
+    /// The characters of a template's text outside its placeholders: the least any post made
+    /// from it has.
+    static func literalCharacters(of source: String) -> Int {
+        var literal = ""
+        var rest = Substring(source)
+        while let open = rest.range(of: "{{"), let close = rest[open.upperBound...].range(of: "}}") {
+            literal += rest[..<open.lowerBound]
+            rest = rest[close.upperBound...]
+        }
+        return (literal + rest).count
     }
 
     /// Each key of the rule that reads fields of the event, with its path and the fields it reads.

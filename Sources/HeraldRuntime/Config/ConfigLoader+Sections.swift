@@ -8,7 +8,14 @@ import HeraldSubscribers
 extension ConfigLoader {
     // MARK: Loaders
 
-    func readLoaders(_ value: ConfigJSON?, services: [String: ServiceConfiguration?]?,
+    /// The shortest `every` of a loader whose service is at a real URL: rate limits are counted
+    /// in minutes, and a faster loop only burns the service's patience and the machine.
+    public static let minimumLoaderInterval: Duration = .seconds(1)
+    /// The shortest `every` of a loader whose service is the embedded sandbox, which is on
+    /// this machine and made for fast demonstrations and tests.
+    public static let minimumSandboxLoaderInterval: Duration = .milliseconds(100)
+
+    func readLoaders(_ value: ConfigJSON?, services: [String: ServiceConfiguration?]?, onSandbox: Set<String>,
                      _ reader: ConfigReader) -> [String: LoaderConfiguration] {
         guard let value else {
             reader.report("loaders", "required")
@@ -20,17 +27,21 @@ extension ConfigLoader {
         }
         var loaders: [String: LoaderConfiguration] = [:]
         for id in entries.keys.sorted() {
-            if let loader = readLoader(id, entries[id] ?? .null, services: services, reader) { loaders[id] = loader }
+            if let loader = readLoader(id, entries[id] ?? .null, services: services, onSandbox: onSandbox, reader) { loaders[id] = loader }
         }
         return loaders
     }
 
-    private func readLoader(_ id: String, _ value: ConfigJSON, services: [String: ServiceConfiguration?]?,
+    private func readLoader(_ id: String, _ value: ConfigJSON, services: [String: ServiceConfiguration?]?, onSandbox: Set<String>,
                             _ reader: ConfigReader) -> LoaderConfiguration? {
         let path = "loaders.\(id)"
         var idValid = true
         if (try? LoaderTopics.validate(id: id)) == nil || !id.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }) {
             reader.report(path, "\"\(id)\" is not a valid loader id (letters, digits, - and _ only)")
+            idValid = false
+        } else if id.utf8.count > PathLimits.nameMax - PathLimits.loaderStateFileExtra {
+            let allowed = PathLimits.nameMax - PathLimits.loaderStateFileExtra
+            reader.report(path, "the id is \(id.utf8.count) bytes long; at most \(allowed) fit in its state file's name")
             idValid = false
         }
         let common = ["kind", "service", "every", "jitter", "backoff"]
@@ -46,7 +57,8 @@ extension ConfigLoader {
         }
         guard let fields = reader.object(value, at: path, allowed: common + specific) else { return nil }
         let service = readServiceReference(fields, path: path, loaderKind: kindName, services: services, reader)
-        let schedule = readSchedule(fields, path: path, reader)
+        let sandboxed = if case .string(let name)? = fields["service"] { onSandbox.contains(name) } else { false }
+        let schedule = readSchedule(fields, path: path, onSandbox: sandboxed, reader)
         let kind: LoaderConfiguration.Kind?
         switch kindName {
         case "timeline":
@@ -88,8 +100,15 @@ extension ConfigLoader {
         return name
     }
 
-    private func readSchedule(_ fields: [String: ConfigJSON], path: String, _ reader: ConfigReader) -> SchedulePolicy? {
-        let every = reader.duration(fields, "every", at: path, required: true, positive: true)
+    private func readSchedule(_ fields: [String: ConfigJSON], path: String, onSandbox: Bool, _ reader: ConfigReader) -> SchedulePolicy? {
+        var every = reader.duration(fields, "every", at: path, required: true, positive: true)
+        let minimum = onSandbox ? Self.minimumSandboxLoaderInterval : Self.minimumLoaderInterval
+        if let interval = every, interval < minimum {
+            let real = DurationText.format(Self.minimumLoaderInterval), sandbox = DurationText.format(Self.minimumSandboxLoaderInterval)
+            let which = onSandbox ? "\(sandbox) for a service on the sandbox (\(real) for a real one)" : "\(real) (\(sandbox) for a service on the sandbox)"
+            reader.report("\(path).every", "\(DurationText.format(interval)) is below the minimum of \(which)")
+            every = nil
+        }
         let jitter = reader.duration(fields, "jitter", at: path)
         var initial: Duration?
         var maximum: Duration?
@@ -121,12 +140,16 @@ extension ConfigLoader {
         for name in entries.keys.sorted() {
             let path = "subscribers.\(name)"
             if case .object(let raw)? = entries[name], case .string("file")? = raw["kind"] {
-                if let archive = readArchive(raw, path: path, reader) { subscribers[name] = archive }
+                if let archive = readArchive(raw, path: path, reader) {
+                    checkFiles(of: archive, baseDirectory: baseDirectory, reader)
+                    subscribers[name] = archive
+                }
                 continue
             }
             if case .object(let raw)? = entries[name], case .string("post")? = raw["kind"] {
                 if let poster = readPoster(raw, path: path, services: services, loaders: loaders, loaderIDs: loaderIDs,
                                            baseDirectory: baseDirectory, reader) {
+                    checkFiles(of: poster, baseDirectory: baseDirectory, reader)
                     subscribers[name] = poster
                 }
                 continue
@@ -143,8 +166,10 @@ extension ConfigLoader {
             case let file?: .file(file)
             }
             guard kind != nil, let topics else { continue }
-            subscribers[name] = SubscriberConfiguration(name: name, topics: topics, level: level ?? .info,
-                                                        format: format ?? .text, output: output)
+            let subscriber = SubscriberConfiguration(name: name, topics: topics, level: level ?? .info,
+                                                     format: format ?? .text, output: output)
+            checkFiles(of: subscriber, baseDirectory: baseDirectory, reader)
+            subscribers[name] = subscriber
         }
         return subscribers
     }

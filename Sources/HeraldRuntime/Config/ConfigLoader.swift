@@ -8,7 +8,9 @@ import HeraldSubscribers
 ///
 /// Every problem is reported at once, each naming its JSON path
 /// (`loaders.home.every: "30x" is not a duration`); unknown keys are errors (with a guess at
-/// the intended key); a loader must name an existing service of the right kind. Secrets may be
+/// the intended key); a loader must name an existing service of the right kind. A key written
+/// twice in one object and a trailing comma are errors too, found in the text before anything
+/// else is checked. An error about a secret names the type found, never the value. Secrets may be
 /// written as `{"env": "NAME", "default": "value"}` and are read from ``environment``.
 public struct ConfigLoader: Sendable {
     /// The environment secrets are read from.
@@ -34,38 +36,28 @@ public struct ConfigLoader: Sendable {
     ///
     /// - Throws: ``ConfigError`` listing every problem.
     public func parse(_ data: Data, baseDirectory: URL) throws(ConfigError) -> HeraldConfiguration {
+        // A duplicate key or a trailing comma stops here, as a syntax error does: the parsed
+        // document may not be what the file means to other tools.
+        let textIssues = ConfigTextScanner.issues(in: data)
         let root: ConfigJSON
         do {
             root = try JSONDecoder().decode(ConfigJSON.self, from: data)
         } catch {
+            if !textIssues.isEmpty { throw ConfigError(issues: textIssues) }
             throw ConfigError(issues: [ConfigIssue(path: "", message: "not valid JSON: \(Self.syntaxReason(error, in: data))")])
         }
+        if !textIssues.isEmpty { throw ConfigError(issues: textIssues) }
         let reader = ConfigReader(environment: environment)
         let keys = ["$schema", "state", "services", "loaders", "subscribers", "sandbox"]
         guard let top = reader.object(root, at: "", allowed: keys) else { throw ConfigError(issues: reader.issues) }
         let state = reader.string(top, "state", at: "") ?? "var/state"
         let services = readServices(top["services"], reader)
-        let loaders = readLoaders(top["loaders"], services: services, reader)
+        let loaders = readLoaders(top["loaders"], services: services, onSandbox: Self.sandboxServices(top["services"]), reader)
         // Loaders written but invalid are already reported; a rule naming one gets no second error.
         let loaderIDs: Set<String> = if case .object(let entries)? = top["loaders"] { Set(entries.keys) } else { [] }
         let subscribers = readSubscribers(top["subscribers"], services: services, loaders: loaders, loaderIDs: loaderIDs,
                                           baseDirectory: baseDirectory, reader)
-        // A log file that can never be opened is a configuration error, found before anything starts.
-        for (name, subscriber) in subscribers.sorted(by: { $0.key < $1.key }) {
-            let (key, file): (String, String)
-            if let archive = subscriber.archive {
-                (key, file) = ("path", archive.path)
-            } else if case .file(let path) = subscriber.output {
-                (key, file) = ("output", path)
-            } else {
-                continue
-            }
-            var isDirectory: ObjCBool = false
-            let resolved = Self.resolve(file, against: baseDirectory).path
-            if FileManager.default.fileExists(atPath: resolved, isDirectory: &isDirectory), isDirectory.boolValue {
-                reader.report("subscribers.\(name).\(key)", "\"\(file)\" is a directory")
-            }
-        }
+        checkStateDirectory(state, loaders: loaders, subscribers: subscribers, baseDirectory: baseDirectory, reader)
         let sandbox = readSandbox(top["sandbox"], reader)
         guard reader.issues.isEmpty, let services = services.map({ $0.compactMapValues { $0 } }) else {
             throw ConfigError(issues: reader.issues)
@@ -73,6 +65,15 @@ public struct ConfigLoader: Sendable {
         return HeraldConfiguration(
             directory: baseDirectory, stateDirectory: Self.resolve(state, against: baseDirectory), services: services, loaders: loaders,
             subscribers: subscribers, sandbox: sandbox, secrets: reader.secrets)
+    }
+
+    /// The services written with `"url": "sandbox"`, valid or not (a loader's minimum interval
+    /// depends on it, and an invalid service is reported where it is written).
+    private static func sandboxServices(_ value: ConfigJSON?) -> Set<String> {
+        guard case .object(let entries)? = value else { return [] }
+        return Set(entries.compactMap { name, service in
+            if case .object(let fields) = service, fields["url"] == .string("sandbox") { name } else { nil }
+        })
     }
 
     static func resolve(_ path: String, against base: URL) -> URL {

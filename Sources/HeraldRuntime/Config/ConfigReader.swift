@@ -17,10 +17,30 @@ final class ConfigReader {
 
     static func join(_ path: String, _ key: String) -> String { path.isEmpty ? key : "\(path).\(key)" }
 
+    /// Whether the value at `path` is, or holds, a secret: under `auth`, or a key naming a key,
+    /// a token, a secret or a password (`consumerKey`, `tokenSecret`, `appKey`, `clientKey`).
+    static func isSecret(_ path: String) -> Bool {
+        path.split(separator: ".").contains { component in
+            let key = component.prefix { $0 != "[" }.lowercased()
+            return key == "auth" || key.hasSuffix("key") || key.contains("secret") || key.contains("token") || key.contains("password")
+        }
+    }
+
+    /// How the value at `path` is described in an error: its type where it may be a secret,
+    /// else itself when short.
+    func shown(_ value: ConfigJSON, at path: String) -> String {
+        Self.isSecret(path) ? value.typeDescription : value.shown
+    }
+
+    /// A string value quoted for an error, or `the value` where it may be a secret.
+    func quoted(_ text: String, at path: String) -> String {
+        Self.isSecret(path) ? "the value" : "\"\(text)\""
+    }
+
     /// The value as an object, or nil after reporting; unknown keys are reported too.
     func object(_ value: ConfigJSON, at path: String, allowed: [String]) -> [String: ConfigJSON]? {
         guard case .object(let object) = value else {
-            report(path, "expected an object, got \(value.shown)")
+            report(path, "expected an object, got \(shown(value, at: path))")
             return nil
         }
         for key in object.keys.sorted() where !allowed.contains(key) {
@@ -41,7 +61,7 @@ final class ConfigReader {
             if value.isEmpty { report(here, "must not be empty"); return nil }
             return value
         case let other?:
-            report(here, "expected a string, got \(other.shown)")
+            report(here, "expected a string, got \(shown(other, at: here))")
             return nil
         }
     }
@@ -49,7 +69,7 @@ final class ConfigReader {
     func choice(_ object: [String: ConfigJSON], _ key: String, at path: String, among choices: [String], required: Bool = false) -> String? {
         guard let value = string(object, key, at: path, required: required) else { return nil }
         guard choices.contains(value) else {
-            report(Self.join(path, key), "\"\(value)\" is not one of \(choices.joined(separator: ", "))")
+            report(Self.join(path, key), "\(quoted(value, at: Self.join(path, key))) is not one of \(choices.joined(separator: ", "))")
             return nil
         }
         return value
@@ -59,11 +79,11 @@ final class ConfigReader {
         let here = Self.join(path, key)
         guard let value = object[key] else { return nil }
         guard case .number(let number) = value, number == number.rounded(), abs(number) < 1e15 else {
-            report(here, "expected an integer, got \(value.shown)")
+            report(here, "expected an integer, got \(shown(value, at: here))")
             return nil
         }
         guard range.contains(Int(number)) else {
-            report(here, "\(Int(number)) is not in \(range.lowerBound)...\(range.upperBound)")
+            report(here, "\(shown(value, at: here)) is not in \(range.lowerBound)...\(range.upperBound)")
             return nil
         }
         return Int(number)
@@ -73,11 +93,11 @@ final class ConfigReader {
         let here = Self.join(path, key)
         guard let value = object[key] else { return nil }
         guard case .number(let number) = value else {
-            report(here, "expected a number, got \(value.shown)")
+            report(here, "expected a number, got \(shown(value, at: here))")
             return nil
         }
         guard (0...1).contains(number) else {
-            report(here, "\(value.shown) is not in 0...1")
+            report(here, "\(shown(value, at: here)) is not in 0...1")
             return nil
         }
         return number
@@ -91,11 +111,11 @@ final class ConfigReader {
             return nil
         }
         guard case .string(let text) = value else {
-            report(here, "expected a duration such as \"30s\", got \(value.shown)")
+            report(here, "expected a duration such as \"30s\", got \(shown(value, at: here))")
             return nil
         }
         guard let duration = DurationText.parse(text) else {
-            report(here, "\(value.shown) is not a duration")
+            report(here, "\(shown(value, at: here)) is not a duration")
             return nil
         }
         if positive && duration <= .zero {
@@ -111,7 +131,7 @@ final class ConfigReader {
         if text == "sandbox" { return .sandbox }
         guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
               let host = url.host, !host.isEmpty else {
-            report(Self.join(path, key), "\"\(text)\" is not \"sandbox\" or an http(s) URL")
+            report(Self.join(path, key), "\(quoted(text, at: Self.join(path, key))) is not \"sandbox\" or an http(s) URL")
             return nil
         }
         return .url(url)
@@ -127,8 +147,8 @@ final class ConfigReader {
             return nil
         case .string?:
             value = string(object, key, at: path)
-        case let reference?:
-            guard let fields = self.object(reference, at: here, allowed: ["env", "default"]) else { return nil }
+        case .object(let reference)?:
+            guard let fields = self.object(.object(reference), at: here, allowed: ["env", "default"]) else { return nil }
             let name = string(fields, "env", at: here, required: true)
             let fallback = string(fields, "default", at: here)
             if let name, let found = environment[name], !found.isEmpty {
@@ -136,9 +156,13 @@ final class ConfigReader {
             } else if let fallback {
                 value = fallback
             } else {
-                if let name { report(here, "environment variable \(name) is not set and there is no default") }
+                // A default written but invalid is reported already.
+                if let name, fields["default"] == nil { report(here, "environment variable \(name) is not set and there is no default") }
                 value = nil
             }
+        case let other?:
+            report(here, "expected a string or {\"env\": \"NAME\", \"default\": \"…\"}, got \(other.typeDescription)")
+            return nil
         }
         if let value { secrets.append(value) }
         return value
