@@ -78,9 +78,10 @@ final class Recorder<Value: Sendable>: Sendable {
     var count: Int { state.withLock { $0.values.count } }
 
     /// Waits until at least `count` values arrived; false if `timeout` seconds passed first
-    /// (a generous bound for a condition, not a sleep).
+    /// (a bound against hangs, generous enough for a machine busy with other work or a
+    /// sanitizer; never a pacing sleep).
     @discardableResult
-    func waitFor(count: Int, timeout: Double = 20) async -> Bool {
+    func waitFor(count: Int, timeout: Double = 300) async -> Bool {
         await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
             let ready = state.withLock { s -> Bool in
                 if s.values.count >= count { return true }
