@@ -10,9 +10,10 @@ extension ArchiveReader {
     ///
     /// More than the last line, because publishers race between numbering an event and queueing
     /// it: the lines near the end may be a few numbers out of order. Each file is read backwards
-    /// in chunks, so only the end of the archive is read. A torn last line is left out (it was
-    /// never acknowledged, and the file sink moves it to `<path>.torn` when it opens the file),
-    /// and so are lines without a `seq`; ``patterns`` do not apply.
+    /// in chunks, so only the end of the archive is read, each byte once, and at most
+    /// ``readLimit`` bytes of a file. A torn last line is left out (it was never acknowledged,
+    /// and the file sink moves it to `<path>.torn` when it opens the file), and so are lines
+    /// longer than ``lineLimit`` and lines without a `seq`; ``patterns`` do not apply.
     ///
     /// - Returns: nil when no file holds a complete line with a `seq` (or none exists).
     /// - Throws: when a file exists but cannot be read.
@@ -30,46 +31,85 @@ extension ArchiveReader {
         return largest
     }
 
+    /// The longest line a backward scan hands out, in bytes (the newline not counted). The file
+    /// sink sets no limit on what it writes; a longer line (or a longer torn tail) is skipped as
+    /// torn, without being held in memory, and the scan goes on before it.
+    public static let lineLimit = 1 << 20
+    /// The most bytes a backward scan reads from one file: a file whose end holds this much
+    /// without a complete line of the ``lineLimit`` (say, a tail of garbage) ends the scan there.
+    public static let readLimit: UInt64 = 32 << 20
+
     /// Calls `body` with each newline-terminated line of the file, last first, without the
     /// newline, until it returns false; bytes after the last newline (a torn line) are skipped.
-    static func forEachCompleteLineBackwards(in path: String, chunkSize: Int = 16 * 1024,
-                                             _ body: (Data) throws -> Bool) throws {
+    /// Lines longer than `lineLimit` are skipped too; at most `readLimit` bytes are read.
+    static func forEachCompleteLineBackwards(in path: String, chunkSize: Int = 64 * 1024, lineLimit: Int = lineLimit,
+                                             readLimit: UInt64 = readLimit, _ body: (Data) throws -> Bool) throws {
         let handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: path))
         defer { try? handle.close() }
+        let size = try handle.seekToEnd()
+        try forEachCompleteLineBackwards(size: size, chunkSize: chunkSize, lineLimit: lineLimit, readLimit: readLimit, read: { offset, count in
+            try handle.seek(toOffset: offset)
+            let bytes = [UInt8](try handle.read(upToCount: count) ?? Data())
+            guard bytes.count == count else { throw CocoaError(.fileReadCorruptFile, userInfo: [NSFilePathErrorKey: path]) }
+            return bytes
+        }, body)
+    }
+
+    /// The scan over any byte source of `size` bytes: `read(offset, count)` returns exactly
+    /// `count` bytes from `offset`.
+    ///
+    /// Linear: each byte is read once and copied at most twice (into its chunk, then into its
+    /// line), whatever the lines' lengths; a line's bytes are held only while it fits the limit.
+    static func forEachCompleteLineBackwards(size: UInt64, chunkSize: Int = 64 * 1024, lineLimit: Int = lineLimit,
+                                             readLimit: UInt64 = readLimit,
+                                             read: (_ offset: UInt64, _ count: Int) throws -> [UInt8],
+                                             _ body: (Data) throws -> Bool) throws {
         let newline = UInt8(ascii: "\n")
-        var position = try handle.seekToEnd()
-        // The file's bytes from `position` on that are not handed out yet.
-        var pending: [UInt8] = []
-        // Whether `pending` ends at the end of a complete line (the torn tail is cut off).
-        var complete = false
-        while true {
-            if position > 0 {
-                let start = position - min(position, UInt64(max(1, chunkSize)))
-                try handle.seek(toOffset: start)
-                let chunk = try handle.read(upToCount: Int(position - start)) ?? Data()
-                guard chunk.count == Int(position - start) else {
-                    throw CocoaError(.fileReadCorruptFile, userInfo: [NSFilePathErrorKey: path])
+        var position = size
+        var bytesRead: UInt64 = 0
+        // The line being gathered (the bytes between `position` and the newline that ends it),
+        // as slices of the chunks read, last first; empty once the line is known to be too long.
+        var pieces: [ArraySlice<UInt8>] = []
+        var length = 0
+        var tooLong = false
+        // Whether a newline has been seen: before it, the bytes are the torn tail.
+        var inLine = false
+        func line(_ head: ArraySlice<UInt8>) -> Data {
+            var data = Data(capacity: head.count + length)
+            data.append(contentsOf: head)
+            for piece in pieces.reversed() { data.append(contentsOf: piece) }
+            return data
+        }
+        while position > 0, bytesRead < readLimit {
+            let count = Int(min(position, UInt64(max(1, chunkSize)), readLimit - bytesRead))
+            let chunk = try read(position - UInt64(count), count)
+            bytesRead += UInt64(count)
+            position -= UInt64(count)
+            var end = chunk.endIndex
+            while let found = chunk[..<end].lastIndex(of: newline) {
+                let head = chunk[(found + 1)..<end]
+                if inLine, !tooLong, length + head.count <= lineLimit {
+                    guard try body(line(head)) else { return }
                 }
-                pending = [UInt8](chunk) + pending
-                position = start
+                inLine = true
+                pieces = []
+                length = 0
+                tooLong = false
+                end = found
             }
-            if !complete {
-                guard let last = pending.lastIndex(of: newline) else {
-                    if position == 0 { return }
-                    continue
-                }
-                pending.removeSubrange((last + 1)...)
-                complete = true
+            // What is left of the chunk begins the line that ends at the chunk's first newline.
+            guard inLine, !tooLong else { continue }
+            length += end - chunk.startIndex
+            if length > lineLimit {
+                tooLong = true
+                pieces = []
+            } else {
+                pieces.append(chunk[..<end])
             }
-            // `pending` ends with a newline; each earlier newline closes the line before it.
-            while let previous = pending[..<(pending.count - 1)].lastIndex(of: newline) {
-                guard try body(Data(pending[(previous + 1)..<(pending.count - 1)])) else { return }
-                pending.removeSubrange((previous + 1)...)
-            }
-            if position == 0 {
-                _ = try body(Data(pending.dropLast()))
-                return
-            }
+        }
+        // The file's first line has no newline before it.
+        if position == 0, inLine, !tooLong {
+            _ = try body(line([]))
         }
     }
 
