@@ -104,10 +104,12 @@ final class TestTime: Sendable {
     }
 }
 
-/// Forwards to a transport and records each request's URL, in order.
+/// Forwards to a transport and records each request's URL, in order; responses can be held
+/// at a gate, so a load stays in flight until the test lets it finish.
 final class RecordingTransport: HTTPTransport {
     private let base: any HTTPTransport
     private let urls = Mutex<[URL]>([])
+    private let gate = Mutex<Gate?>(nil)
 
     init(_ base: any HTTPTransport) {
         self.base = base
@@ -115,13 +117,46 @@ final class RecordingTransport: HTTPTransport {
 
     func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         urls.withLock { $0.append(request.url) }
-        return try await base.send(request)
+        let response = try await base.send(request)
+        if let gate = gate.withLock({ $0 }) { await gate.wait() }
+        return response
+    }
+
+    /// From now on, responses wait until the returned gate opens.
+    func holdResponses() -> Gate {
+        let held = Gate()
+        gate.withLock { $0 = held }
+        return held
     }
 
     /// The recorded requests' query items named `name` (nil where a request has none).
     func queryValues(_ name: String) -> [String?] {
         urls.withLock { $0 }.map { url in
             URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems?.first { $0.name == name }?.value
+        }
+    }
+}
+
+/// Tasks wait at it until it opens, once and for good.
+final class Gate: Sendable {
+    private let state = Mutex<(open: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
+
+    func open() {
+        let waiters = state.withLock { state in
+            state.open = true
+            defer { state.waiters = [] }
+            return state.waiters
+        }
+        waiters.forEach { $0.resume() }
+    }
+
+    func wait() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let open = state.withLock { state in
+                if !state.open { state.waiters.append(continuation) }
+                return state.open
+            }
+            if open { continuation.resume() }
         }
     }
 }

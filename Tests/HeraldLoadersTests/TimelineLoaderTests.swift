@@ -105,14 +105,25 @@ import Testing
     }
 
     @Test func concurrentLoadsJoinTheRunningRequest() async throws {
-        try await LoaderHarness.run({ $0.faults.latency = .milliseconds(300) }) { harness in
+        try await LoaderHarness.run { harness in
             let loader = try TimelineLoader(id: "home", client: harness.twitter(), bus: harness.bus)
+            let gate = harness.transport.holdResponses()
             let before = harness.sandbox.requestsReceived
-            async let a = loader.load()
-            async let b = loader.load()
-            async let c = loader.load()
-            let outcomes = await [a, b, c]
-            #expect(Set(outcomes).count == 1)
+            let first = Task { await loader.load() }
+            // The service has the request; its response waits at the gate, so the load is in flight.
+            await harness.sandbox.waitForRequests(before + 1)
+            let (started, starting) = AsyncStream<Void>.makeStream()
+            let joiners = (0..<2).map { _ in
+                Task {
+                    starting.yield()
+                    return await loader.load()
+                }
+            }
+            for await _ in started.prefix(joiners.count) {}
+            gate.open()
+            var outcomes = [await first.value]
+            for joiner in joiners { outcomes.append(await joiner.value) }
+            #expect(outcomes.allSatisfy { $0 == .finished(items: 20, new: 20) })
             #expect(harness.sandbox.requestsReceived - before == 1)
             #expect(harness.recorder.topics == ["loader.home.finished"])
         }
