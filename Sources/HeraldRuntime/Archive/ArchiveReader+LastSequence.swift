@@ -31,12 +31,14 @@ extension ArchiveReader {
         return largest
     }
 
-    /// The longest line a backward scan hands out, in bytes (the newline not counted). The file
-    /// sink sets no limit on what it writes; a longer line (or a longer torn tail) is skipped as
-    /// torn, without being held in memory, and the scan goes on before it.
+    /// The longest line a backward scan hands out, in bytes (the newline not counted): 1 MiB.
+    /// The file sink sets no limit on what it writes; a longer line, complete or torn, is
+    /// skipped like a torn one, without being held in memory, and the scan goes on before it.
     public static let lineLimit = 1 << 20
-    /// The most bytes a backward scan reads from one file: a file whose end holds this much
-    /// without a complete line of the ``lineLimit`` (say, a tail of garbage) ends the scan there.
+    /// The most bytes a backward scan reads from one file, counted from its end: 32 MiB. A
+    /// longer stretch without a usable line (a huge torn tail, garbage) ends the file's scan
+    /// there; ``lastSequence(window:)`` then goes on with the older files, as for a file that
+    /// holds too few lines.
     public static let readLimit: UInt64 = 32 << 20
 
     /// Calls `body` with each newline-terminated line of the file, last first, without the
