@@ -175,4 +175,29 @@ import Testing
         try text.write(to: URL(fileURLWithPath: reader.path))
         #expect(try reader.lastSequence() == 8)
     }
+
+    @Test func aCompleteLineOverTheLimitCountsByItsLeadingSeqButATornOneDoesNot() throws {
+        let padding = String(repeating: "p", count: 2 * ArchiveReader.lineLimit)
+        let big = #"{"seq":99,"time":"t","topic":"a.b","event":{"pad":""# + padding + #""}}"#
+        let (directory, reader) = try archive(["events.jsonl": Self.line(5) + big + "\n"])
+        defer { try? FileManager.default.removeItem(at: directory) }
+        #expect(try reader.lastSequence() == 99, "the newest line, though too long to parse, was archived whole")
+        #expect(try reader.lastSequence(window: 2) == 99)
+
+        try Data((Self.line(5) + big + "\n" + Self.line(6) + #"{"seq":100,"pad":""# + padding).utf8).write(to: URL(fileURLWithPath: reader.path))
+        #expect(try reader.lastSequence() == 99, "the torn line's number was never archived")
+        try Data((Self.line(5) + padding + "\n").utf8).write(to: URL(fileURLWithPath: reader.path))
+        #expect(try reader.lastSequence() == 5, "an oversized line without a leading seq does not count")
+        try Data((big + "\n" + Self.line(3)).utf8).write(to: URL(fileURLWithPath: reader.path))
+        #expect(try reader.lastSequence() == 99, "the file's first line")
+    }
+
+    @Test func aLeadingSequenceIsReadOnlyFromTheFileSinksOpening() {
+        #expect(ArchiveReader.leadingSequence(in: Data(#"{"seq":42,"time""#.utf8)) == 42)
+        #expect(ArchiveReader.leadingSequence(in: Data(#"{"seq":42}"#.utf8)) == 42)
+        #expect(ArchiveReader.leadingSequence(in: Data(#"{"seq":42"#.utf8)) == nil, "cut before the number ends")
+        #expect(ArchiveReader.leadingSequence(in: Data(#"{"seq":-1,"#.utf8)) == nil)
+        #expect(ArchiveReader.leadingSequence(in: Data(#"{"seq":99999999999999999999,"#.utf8)) == nil)
+        #expect(ArchiveReader.leadingSequence(in: Data(#"{"time":"t","seq":4,"#.utf8)) == nil)
+    }
 }
