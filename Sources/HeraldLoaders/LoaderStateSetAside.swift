@@ -1,7 +1,8 @@
 import Herald
 
-/// `loader.<id>.state.corrupt`: the loader's state file could not be read; it was renamed
-/// aside and the loader starts afresh (it may announce old items once more).
+/// `loader.<id>.state.corrupt`: the loader's state file could not be read, or held a state that
+/// cannot be trusted (an unknown version, a marker that is not a status id); it was renamed
+/// aside, never used, and the loader starts afresh (it may announce old items once more).
 public struct LoaderStateSetAside: Event, Hashable {
     /// The loader's id.
     public var loader: String
@@ -9,7 +10,7 @@ public struct LoaderStateSetAside: Event, Hashable {
     public var path: String
     /// Where it was moved, when the rename succeeded.
     public var movedTo: String?
-    /// Why it could not be read.
+    /// What is wrong with it (`it is a directory`, `not JSON: …`, `unsupported version 99 …`).
     public var reason: String
 
     /// Creates the event.

@@ -9,8 +9,10 @@ import Darwin
 /// Where loaders keep their ``LoaderState``: one small JSON file per loader, `<directory>/<id>.json`.
 ///
 /// Writes are atomic (a temporary file in the same directory, then `rename`), so a crash leaves
-/// the old state or the new one, never half of each. A file that cannot be read is renamed to
-/// `<id>.json.corrupt-<unix time>` and reported, never fatal. With no directory, nothing is kept.
+/// the old state or the new one, never half of each. A file that cannot be read, is not a state,
+/// or holds a state that cannot be trusted (see ``LoaderState/problem``) is renamed to
+/// `<id>.json.corrupt-<unix time>` and reported, never fatal and never used. With no
+/// directory, nothing is kept.
 public struct LoaderStateStore: Sendable {
     /// What reading a state file found.
     public enum ReadResult: Sendable, Hashable {
@@ -18,9 +20,14 @@ public struct LoaderStateStore: Sendable {
         case missing
         /// The stored state.
         case loaded(LoaderState)
-        /// The file could not be read; it was moved to `movedTo` (nil if the rename failed too).
+        /// The file could not be read or used; it was moved to `movedTo` (nil if the rename
+        /// failed too). `reason` says what is wrong with it.
         case corrupt(path: String, movedTo: String?, reason: String)
     }
+
+    /// The largest state file read; a larger one is set aside (a state holds a marker and at
+    /// most a bucket's ids).
+    public static let maxFileSize = 16 << 20
 
     /// The directory, or nil to keep nothing.
     public let directory: URL?
@@ -38,21 +45,23 @@ public struct LoaderStateStore: Sendable {
         directory?.appendingPathComponent("\(id).json")
     }
 
-    /// Reads loader `id`'s state, setting a corrupt file aside.
+    /// Reads loader `id`'s state, setting aside a file that cannot be read or trusted.
     public func read(_ id: String) -> ReadResult {
         guard let url = fileURL(for: id) else { return .missing }
-        guard let data = FileManager.default.contents(atPath: url.path) else {
-            // Missing is a fresh start; there but unreadable (permissions, a directory) is
-            // reported and set aside like a corrupt file, never silently overwritten.
-            var isDirectory: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else { return .missing }
-            return setAside(url, reason: isDirectory.boolValue ? "it is a directory" : "it cannot be read")
+        let data: Data
+        switch Self.contents(of: url.path) {
+        case .missing: return .missing
+        case .unreadable(let reason): return setAside(url, reason: reason)
+        case .read(let bytes): data = bytes
         }
+        let state: LoaderState
         do {
-            return .loaded(try JSONDecoder().decode(LoaderState.self, from: data))
+            state = try JSONDecoder().decode(LoaderState.self, from: data)
         } catch {
             return setAside(url, reason: Self.reason(error))
         }
+        if let problem = state.problem { return setAside(url, reason: problem) }
+        return .loaded(state)
     }
 
     private func setAside(_ url: URL, reason: String) -> ReadResult {
@@ -61,24 +70,111 @@ public struct LoaderStateStore: Sendable {
         return .corrupt(path: url.path, movedTo: moved, reason: reason)
     }
 
+    private enum Contents {
+        case missing
+        case unreadable(String)
+        case read(Data)
+    }
+
+    /// The file's bytes; a missing file is a fresh start, anything else that stops the read is
+    /// a reason in words (a directory, permissions, an I/O error).
+    private static func contents(of path: String) -> Contents {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            let code = errno
+            // ENOTDIR: a parent is not a directory, so there is no file (writing will say why).
+            return code == ENOENT || code == ENOTDIR ? .missing : .unreadable("it cannot be opened: \(LoaderStateStoreError.text(errno: code))")
+        }
+        defer { close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else {
+            return .unreadable("it cannot be examined: \(LoaderStateStoreError.text(errno: errno))")
+        }
+        switch status.st_mode & S_IFMT {
+        case S_IFREG: break
+        case S_IFDIR: return .unreadable("it is a directory")
+        default: return .unreadable("it is not a regular file")
+        }
+        guard status.st_size <= maxFileSize else { return .unreadable("it is larger than \(maxFileSize >> 20) MiB") }
+        var data = Data()
+        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        while true {
+            let got = buffer.withUnsafeMutableBytes { systemRead(descriptor, $0.baseAddress, $0.count) }
+            if got < 0 {
+                if errno == EINTR { continue }
+                return .unreadable("it cannot be read: \(LoaderStateStoreError.text(errno: errno))")
+            }
+            if got == 0 { return .read(data) }
+            data.append(contentsOf: buffer[..<got])
+            // It may have grown since fstat.
+            guard data.count <= maxFileSize else { return .unreadable("it is larger than \(maxFileSize >> 20) MiB") }
+        }
+    }
+
     /// Writes loader `id`'s state atomically (mode 0600).
     ///
-    /// - Throws: `CocoaError` or `POSIXError` when the directory or file cannot be written.
-    public func write(_ state: LoaderState, for id: String) throws {
+    /// - Throws: ``LoaderStateStoreError`` naming the directory or file and the system's reason.
+    public func write(_ state: LoaderState, for id: String) throws(LoaderStateStoreError) {
         guard let directory, let url = fileURL(for: id) else { return }
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        try Self.makeDirectory(directory.path)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
-        let data = try encoder.encode(state)
-        let temporary = directory.appendingPathComponent(".\(id).json.\(UUID().uuidString).tmp")
-        guard FileManager.default.createFile(atPath: temporary.path, contents: data,
-                                             attributes: [.posixPermissions: 0o600]) else {
-            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: temporary.path])
+        let data: Data
+        do {
+            data = try encoder.encode(state)
+        } catch {
+            throw LoaderStateStoreError(operation: "encode the state for", path: url.path, reason: "\(error)")
         }
-        guard rename(temporary.path, url.path) == 0 else {
+        let temporary = directory.appendingPathComponent(".\(id).json.\(UUID().uuidString).tmp").path
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { throw LoaderStateStoreError(operation: "create", path: temporary, errno: errno) }
+        var written = 0
+        while written < data.count {
+            let result = data.withUnsafeBytes { buffer in
+                systemWrite(descriptor, buffer.baseAddress.map { $0 + written }, buffer.count - written)
+            }
+            if result < 0, errno == EINTR { continue }
+            guard result > 0 else {
+                let code = result < 0 ? errno : EIO
+                close(descriptor)
+                unlink(temporary)
+                throw LoaderStateStoreError(operation: "write", path: temporary, errno: code)
+            }
+            written += result
+        }
+        guard close(descriptor) == 0 else {
             let code = errno
-            try? FileManager.default.removeItem(at: temporary)
-            throw POSIXError(POSIXErrorCode(rawValue: code) ?? .EIO)
+            unlink(temporary)
+            throw LoaderStateStoreError(operation: "write", path: temporary, errno: code)
+        }
+        guard rename(temporary, url.path) == 0 else {
+            let code = errno
+            unlink(temporary)
+            throw LoaderStateStoreError(operation: "rename \(temporary) to", path: url.path, errno: code)
+        }
+    }
+
+    /// `mkdir -p`: creates `path` and its missing parents (mode 0755 before the umask).
+    private static func makeDirectory(_ path: String) throws(LoaderStateStoreError) {
+        if mkdir(path, 0o755) == 0 { return }
+        let code = errno
+        switch code {
+        case EEXIST:
+            var status = stat()
+            guard stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFDIR else {
+                throw LoaderStateStoreError(operation: "create the directory", path: path, errno: ENOTDIR)
+            }
+        case ENOENT:
+            let parent = (path as NSString).deletingLastPathComponent
+            guard !parent.isEmpty, parent != path else {
+                throw LoaderStateStoreError(operation: "create the directory", path: path, errno: code)
+            }
+            try makeDirectory(parent)
+            guard mkdir(path, 0o755) == 0 || errno == EEXIST else {
+                throw LoaderStateStoreError(operation: "create the directory", path: path, errno: errno)
+            }
+        default:
+            throw LoaderStateStoreError(operation: "create the directory", path: path, errno: code)
         }
     }
 
@@ -91,4 +187,13 @@ public struct LoaderStateStore: Sendable {
         default: String(describing: error)
         }
     }
+}
+
+// The store's own `read` and `write` hide the system calls inside it.
+private func systemRead(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int {
+    read(descriptor, buffer, count)
+}
+
+private func systemWrite(_ descriptor: Int32, _ buffer: UnsafeRawPointer?, _ count: Int) -> Int {
+    write(descriptor, buffer, count)
 }

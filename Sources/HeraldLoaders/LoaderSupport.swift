@@ -22,7 +22,7 @@ enum LoaderSupport {
             try store.write(state, for: id)
             return nil
         } catch {
-            return LoaderStateUnwritable(loader: id, directory: store.directory?.path ?? "", reason: "\(error.localizedDescription)")
+            return LoaderStateUnwritable(loader: id, directory: store.directory?.path ?? "", reason: error.description)
         }
     }
 

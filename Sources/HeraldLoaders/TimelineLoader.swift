@@ -5,7 +5,8 @@ import HeraldServices
 ///
 /// Each ``load()`` makes one request and publishes one ``TimelineLoaded`` or ``LoadFailed``.
 /// New statuses are those newer than the stored `since_id` marker (the newest id seen so far),
-/// which survives restarts through the ``LoaderStateStore``. Concurrent calls join the load in
+/// which survives restarts through the ``LoaderStateStore`` and is sent as `since_id`, so a
+/// page holds only what is newer (all of the newest page on a first load). Concurrent calls join the load in
 /// progress. Cancelling the caller cancels the request (joiners then see it fail as `cancelled`).
 public actor TimelineLoader: StatefulLoader {
     /// Which timeline to read.
@@ -62,14 +63,18 @@ public actor TimelineLoader: StatefulLoader {
     public func load() async -> LoadOutcome { await loadOnce() }
 
     func fetch(previous: LoaderState) async throws -> Fetched {
-        let query = TimelineQuery(count: request.count)
+        // Only what is newer than the marker comes back. A marker older than anything the
+        // service still holds is no harm: it answers with its newest page, all of it new.
+        let query = TimelineQuery(count: request.count, sinceID: previous.sinceID)
         let page = switch request.timeline {
         case .home: try await client.homeTimeline(query, format: request.format)
         case .user(let screenName): try await client.userTimeline(screenName: screenName, query, format: request.format)
         }
+        // Filtered still: a service that ignores `since_id` sends old statuses too.
         let fresh = page.statuses.filter { LoaderSupport.isNewer($0.id, than: previous.sinceID) }
         var next = previous
-        next.sinceID = LoaderSupport.newest(page.statuses.map(\.id), marker: previous.sinceID)
+        // Only a real status id becomes the marker, so the state file stays valid.
+        next.sinceID = LoaderSupport.newest(page.statuses.map(\.id).filter(LoaderState.isStatusID), marker: previous.sinceID)
         let event = TimelineLoaded(loader: id, statuses: page.statuses, newStatuses: fresh,
                                    rateLimitRemaining: page.rateLimit?.remaining)
         return Fetched(state: next, event: event, outcome: .finished(items: page.statuses.count, new: fresh.count))

@@ -24,7 +24,8 @@ public final class LogSubscriber: Sendable {
     /// Creates a subscriber; nothing is logged until ``start(on:)``.
     ///
     /// - Parameters:
-    ///   - summarizers: asked in order; ``BusEventSummaries`` is always asked last.
+    ///   - summarizers: asked in order; ``SinkEventSummaries`` and ``BusEventSummaries`` are
+    ///     always asked last.
     public init(name: String = "log", patterns: [TopicPattern] = [.all], level: LogLevel = .info,
                 format: LogFormat = .text, writer: any LogWriter, summarizers: [EventSummarizer] = [],
                 redactor: Redactor = Redactor()) {
@@ -33,7 +34,7 @@ public final class LogSubscriber: Sendable {
         self.level = level
         self.formatter = LogLineFormatter(format: format)
         self.writer = writer
-        self.summarizers = summarizers + [BusEventSummaries.summarizer]
+        self.summarizers = summarizers + [SinkEventSummaries.summarizer, BusEventSummaries.summarizer]
         self.redactor = redactor
     }
 

@@ -5,22 +5,28 @@ import HeraldSandbox
 import HeraldServices
 import Synchronization
 
-/// A sandbox, a bus that records every `loader.>` event, and clients pointed at the sandbox.
+/// A sandbox on test-controlled time, a bus that records every `loader.>` event, and clients
+/// pointed at the sandbox through a transport that records each request's URL.
+///
+/// The sandbox's timeline and todos grow with its `now`, which is ``time``: fixed until a test
+/// advances it, so two loads see the same timeline however slow the machine is.
 struct LoaderHarness {
     let sandbox: Sandbox
     let bus = EventBus()
     let recorder: EventRecorder
-    let transport: URLSessionTransport
+    let transport: RecordingTransport
     let stateDirectory: URL
+    let time: TestTime
 
     static func run<T>(_ configure: (inout SandboxConfiguration) -> Void = { _ in }, timeout: Duration = .seconds(10),
                        _ body: (LoaderHarness) async throws -> T) async throws -> T {
-        var configuration = SandboxConfiguration()
+        let time = TestTime()
+        var configuration = SandboxConfiguration(now: { time.now })
         configure(&configuration)
         let sandbox = try await Sandbox.start(configuration)
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("herald-loaders-\(UUID().uuidString)")
-        let harness = try LoaderHarness(sandbox: sandbox, transport: URLSessionTransport(defaultTimeout: timeout),
-                                        stateDirectory: directory)
+        let harness = try LoaderHarness(sandbox: sandbox, transport: RecordingTransport(URLSessionTransport(defaultTimeout: timeout)),
+                                        stateDirectory: directory, time: time)
         defer { try? FileManager.default.removeItem(at: directory) }
         do {
             let result = try await body(harness)
@@ -32,14 +38,21 @@ struct LoaderHarness {
         }
     }
 
-    private init(sandbox: Sandbox, transport: URLSessionTransport, stateDirectory: URL) throws {
+    private init(sandbox: Sandbox, transport: RecordingTransport, stateDirectory: URL, time: TestTime) throws {
         self.sandbox = sandbox
         self.transport = transport
         self.stateDirectory = stateDirectory
+        self.time = time
         self.recorder = try EventRecorder(bus: bus)
     }
 
     var store: LoaderStateStore { LoaderStateStore(directory: stateDirectory) }
+
+    /// Writes `text` as loader `id`'s state file.
+    func writeState(_ text: String, for id: String) throws {
+        try FileManager.default.createDirectory(at: stateDirectory, withIntermediateDirectories: true)
+        try Data(text.utf8).write(to: stateDirectory.appendingPathComponent("\(id).json"))
+    }
 
     func twitter(timeout: Duration? = nil) -> TwitterClient {
         let keys = sandbox.configuration.credentials
@@ -78,4 +91,72 @@ final class EventRecorder: Sendable {
     var envelopes: [Envelope<any Event>] { storage.withLock { $0 } }
 
     func events<E: Event>(_ type: E.Type) -> [E] { envelopes.compactMap { $0.event as? E } }
+}
+
+/// The sandbox's time in a test: a fixed date that moves only by ``advance(by:)``.
+final class TestTime: Sendable {
+    private let date = Mutex(Date(timeIntervalSince1970: 1_780_000_000))
+
+    var now: Date { date.withLock { $0 } }
+
+    func advance(by seconds: TimeInterval) {
+        date.withLock { $0 += seconds }
+    }
+}
+
+/// Forwards to a transport and records each request's URL, in order; responses can be held
+/// at a gate, so a load stays in flight until the test lets it finish.
+final class RecordingTransport: HTTPTransport {
+    private let base: any HTTPTransport
+    private let urls = Mutex<[URL]>([])
+    private let gate = Mutex<Gate?>(nil)
+
+    init(_ base: any HTTPTransport) {
+        self.base = base
+    }
+
+    func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        urls.withLock { $0.append(request.url) }
+        let response = try await base.send(request)
+        if let gate = gate.withLock({ $0 }) { await gate.wait() }
+        return response
+    }
+
+    /// From now on, responses wait until the returned gate opens.
+    func holdResponses() -> Gate {
+        let held = Gate()
+        gate.withLock { $0 = held }
+        return held
+    }
+
+    /// The recorded requests' query items named `name` (nil where a request has none).
+    func queryValues(_ name: String) -> [String?] {
+        urls.withLock { $0 }.map { url in
+            URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems?.first { $0.name == name }?.value
+        }
+    }
+}
+
+/// Tasks wait at it until it opens, once and for good.
+final class Gate: Sendable {
+    private let state = Mutex<(open: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
+
+    func open() {
+        let waiters = state.withLock { state in
+            state.open = true
+            defer { state.waiters = [] }
+            return state.waiters
+        }
+        waiters.forEach { $0.resume() }
+    }
+
+    func wait() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let open = state.withLock { state in
+                if !state.open { state.waiters.append(continuation) }
+                return state.open
+            }
+            if open { continuation.resume() }
+        }
+    }
 }

@@ -13,11 +13,13 @@ import Testing
             let second = await loader.load()
 
             #expect(first == .finished(items: 10, new: 10))
-            #expect(second == .finished(items: 10, new: 0))
+            // The second request asks only for what is newer than the first page's newest.
+            #expect(second == .finished(items: 0, new: 0))
             #expect(harness.recorder.topics == ["loader.home.finished", "loader.home.finished"])
             let events = harness.recorder.events(TimelineLoaded.self)
             #expect(events[0].newStatuses == events[0].statuses)
             #expect(events[1].newStatuses.isEmpty)
+            #expect(harness.transport.queryValues("since_id") == [nil, events[0].statuses.first?.id])
             #expect(harness.recorder.envelopes.allSatisfy { $0.sender == loader.sender })
         }
     }
@@ -40,7 +42,8 @@ import Testing
             let first = try TimelineLoader(id: "home", client: harness.twitter(), bus: harness.bus, stateStore: harness.store)
             #expect(await first.load() == .finished(items: 20, new: 20))
             let restarted = try TimelineLoader(id: "home", client: harness.twitter(), bus: harness.bus, stateStore: harness.store)
-            #expect(await restarted.load() == .finished(items: 20, new: 0))
+            #expect(await restarted.load() == .finished(items: 0, new: 0))
+            #expect(harness.transport.queryValues("since_id").last == harness.recorder.events(TimelineLoaded.self).first?.statuses.first?.id)
 
             let file = try #require(harness.store.fileURL(for: "home"))
             let state = try JSONDecoder().decode(LoaderState.self, from: Data(contentsOf: file))
@@ -90,7 +93,11 @@ import Testing
             let store = LoaderStateStore(directory: blocker.appendingPathComponent("state"))
             let loader = try TimelineLoader(id: "home", client: harness.twitter(), bus: harness.bus, stateStore: store)
             #expect(await loader.load() == .finished(items: 20, new: 20))
-            #expect(await loader.load() == .finished(items: 20, new: 0))
+            #expect(await loader.load() == .finished(items: 0, new: 0))
+            let unwritable = try #require(harness.recorder.events(LoaderStateUnwritable.self).first)
+            #expect(unwritable.reason.contains(blocker.path), "the reason says where: \(unwritable.reason)")
+            #expect(unwritable.reason.contains("Not a directory"), "and why, in words: \(unwritable.reason)")
+            #expect(!unwritable.reason.contains("NSCocoaErrorDomain"))
             // The finished event goes out before the state is saved (so inline subscribers such
             // as the post scheduler record new items first); the failed save follows it.
             #expect(harness.recorder.topics == ["loader.home.finished", "loader.home.state.unwritable", "loader.home.finished"])
@@ -98,14 +105,25 @@ import Testing
     }
 
     @Test func concurrentLoadsJoinTheRunningRequest() async throws {
-        try await LoaderHarness.run({ $0.faults.latency = .milliseconds(300) }) { harness in
+        try await LoaderHarness.run { harness in
             let loader = try TimelineLoader(id: "home", client: harness.twitter(), bus: harness.bus)
+            let gate = harness.transport.holdResponses()
             let before = harness.sandbox.requestsReceived
-            async let a = loader.load()
-            async let b = loader.load()
-            async let c = loader.load()
-            let outcomes = await [a, b, c]
-            #expect(Set(outcomes).count == 1)
+            let first = Task { await loader.load() }
+            // The service has the request; its response waits at the gate, so the load is in flight.
+            await harness.sandbox.waitForRequests(before + 1)
+            let (started, starting) = AsyncStream<Void>.makeStream()
+            let joiners = (0..<2).map { _ in
+                Task {
+                    starting.yield()
+                    return await loader.load()
+                }
+            }
+            for await _ in started.prefix(joiners.count) {}
+            gate.open()
+            var outcomes = [await first.value]
+            for joiner in joiners { outcomes.append(await joiner.value) }
+            #expect(outcomes.allSatisfy { $0 == .finished(items: 20, new: 20) })
             #expect(harness.sandbox.requestsReceived - before == 1)
             #expect(harness.recorder.topics == ["loader.home.finished"])
         }
@@ -138,7 +156,8 @@ import Testing
     }
 
     @Test func timeoutsAreTimeoutFailures() async throws {
-        try await LoaderHarness.run({ $0.faults.latency = .seconds(3) }) { harness in
+        // An answer that never comes in time, whatever the load on the machine: only the timeout can end it.
+        try await LoaderHarness.run({ $0.faults.latency = .seconds(3600) }) { harness in
             let loader = try TimelineLoader(id: "home", client: harness.twitter(timeout: .milliseconds(200)), bus: harness.bus)
             guard case .failed(let error) = await loader.load() else {
                 Issue.record("expected a failure")
@@ -160,7 +179,7 @@ import Testing
             #expect(error.isRateLimited)
             #expect(error.codes == [88])
             let reset = try #require(error.retryAt)
-            #expect(reset > Date())
+            #expect(reset > harness.time.now)
         }
     }
 
@@ -196,16 +215,80 @@ import Testing
     }
 
     @Test func cancellingTheCallerCancelsTheRequestWithOneEvent() async throws {
-        try await LoaderHarness.run({ $0.faults.latency = .seconds(5) }) { harness in
+        // Neither the answer nor the client's timeout can come before the cancellation.
+        try await LoaderHarness.run({ $0.faults.latency = .seconds(3600) }, timeout: .seconds(3600)) { harness in
             let loader = try TimelineLoader(id: "home", client: harness.twitter(), bus: harness.bus)
             let before = harness.sandbox.requestsReceived
             let call = Task { await loader.load() }
-            // Wait (bounded by the test) until the request reached the sandbox, then cancel.
-            while harness.sandbox.requestsReceived == before { await Task.yield() }
+            // Wait until the request reached the sandbox (it is held there by the latency), then cancel.
+            await harness.sandbox.waitForRequests(before + 1)
             call.cancel()
             let outcome = await call.value
             #expect(outcome == .failed(LoadError(kind: "cancelled", message: "cancelled")))
             #expect(harness.recorder.topics == ["loader.home.failed"])
+        }
+    }
+
+    @Test func theTimelineGrowsOnlyWhenTheTestAdvancesTime() async throws {
+        // A status every millisecond of the sandbox's time: on the wall clock every load would see new ones.
+        try await LoaderHarness.run({ $0.statusInterval = 0.001 }) { harness in
+            let loader = try TimelineLoader(id: "home", client: harness.twitter(), bus: harness.bus)
+            #expect(await loader.load() == .finished(items: 20, new: 20))
+            #expect(await loader.load() == .finished(items: 0, new: 0))
+            harness.time.advance(by: 0.003)
+            #expect(await loader.load() == .finished(items: 3, new: 3))
+        }
+    }
+
+    @Test func aMarkerOlderThanTheServersTimelineDoesNotSuppressNewStatuses() async throws {
+        try await LoaderHarness.run { harness in
+            // A marker from long ago: the service no longer holds anything that old.
+            try harness.writeState(#"{"version":1,"sinceID":"1000","seen":[]}"#, for: "home")
+            let loader = try TimelineLoader(id: "home", client: harness.twitter(), bus: harness.bus, stateStore: harness.store)
+            #expect(await loader.load() == .finished(items: 20, new: 20))
+            harness.time.advance(by: 10)
+            #expect(await loader.load() == .finished(items: 2, new: 2))
+            let pages = harness.recorder.events(TimelineLoaded.self)
+            #expect(harness.transport.queryValues("since_id") == ["1000", pages[0].statuses.first?.id])
+            #expect(harness.recorder.topics == ["loader.home.finished", "loader.home.finished"])
+        }
+    }
+
+    @Test(arguments: [
+        (#"{"version":1,"sinceID":"12345678901234567890123456789012","seen":[]}"#, "sinceID"),
+        (#"{"version":1,"sinceID":"abc","seen":[]}"#, "sinceID"),
+        (#"{"version":1,"sinceID":"-5","seen":[]}"#, "sinceID"),
+        (#"{"version":1,"sinceID":"9223372036854775808","seen":[]}"#, "sinceID"),
+        (#"{"version":99,"sinceID":"1050118621198921728","seen":[]}"#, "version 99"),
+        (#"{"version":1,"seen":[""]}"#, "seen"),
+    ])
+    func anInvalidStateIsSetAsideAndReportedNeverTrusted(state: String, problem: String) async throws {
+        try await LoaderHarness.run { harness in
+            try harness.writeState(state, for: "home")
+            let file = try #require(harness.store.fileURL(for: "home"))
+            let loader = try TimelineLoader(id: "home", client: harness.twitter(), bus: harness.bus, stateStore: harness.store)
+
+            #expect(await loader.load() == .finished(items: 20, new: 20))
+            #expect(harness.recorder.topics == ["loader.home.state.corrupt", "loader.home.finished"])
+            let aside = try #require(harness.recorder.events(LoaderStateSetAside.self).first)
+            #expect(aside.path == file.path)
+            #expect(aside.reason.contains(problem), "\(aside.reason)")
+            let moved = try #require(aside.movedTo)
+            #expect(try String(contentsOfFile: moved, encoding: .utf8) == state, "the bad state is kept aside as it was")
+            #expect(harness.transport.queryValues("since_id") == [nil])
+            let written = try JSONDecoder().decode(LoaderState.self, from: Data(contentsOf: file))
+            #expect(written.version == LoaderState.currentVersion)
+            #expect(written.sinceID == harness.recorder.events(TimelineLoaded.self).first?.statuses.first?.id)
+        }
+    }
+
+    @Test func aValidStateIsTrusted() async throws {
+        try await LoaderHarness.run { harness in
+            try harness.writeState(#"{"version":1,"sinceID":"9223372036854775807","seen":[]}"#, for: "home")
+            let loader = try TimelineLoader(id: "home", client: harness.twitter(), bus: harness.bus, stateStore: harness.store)
+            #expect(await loader.load() == .finished(items: 0, new: 0))
+            #expect(harness.recorder.topics == ["loader.home.finished"])
+            #expect(harness.transport.queryValues("since_id") == ["9223372036854775807"])
         }
     }
 

@@ -110,4 +110,94 @@ import Testing
         #expect(calls == 1)
         #expect(try reader.lastSequence() == 50)
     }
+
+    // MARK: Long lines
+
+    /// An archive in memory that counts the bytes the scan reads.
+    final class CountingSource {
+        let bytes: [UInt8]
+        private(set) var bytesRead = 0
+        private(set) var reads = 0
+
+        init(_ bytes: [UInt8]) { self.bytes = bytes }
+
+        func read(at offset: UInt64, count: Int) -> [UInt8] {
+            reads += 1
+            bytesRead += count
+            return Array(bytes[Int(offset)..<(Int(offset) + count)])
+        }
+    }
+
+    static let twentyMB = 20 * 1024 * 1024
+
+    /// The lines a backward scan of `source` hands out (as `seq`, or -length for a line without one).
+    static func scan(_ source: CountingSource, lineLimit: Int = ArchiveReader.lineLimit,
+                     readLimit: UInt64 = ArchiveReader.readLimit) throws -> [Int] {
+        var seen: [Int] = []
+        try ArchiveReader.forEachCompleteLineBackwards(
+            size: UInt64(source.bytes.count), lineLimit: lineLimit, readLimit: readLimit,
+            read: { source.read(at: $0, count: $1) }) { line in
+            seen.append(ArchiveReader.sequence(in: line).map { Int($0) } ?? -line.count)
+            return true
+        }
+        return seen
+    }
+
+    @Test func aTwentyMegabyteTornLastLineIsReadOnceAndTheLinesBeforeItCount() throws {
+        let source = CountingSource(Array((Self.line(1) + Self.line(2)).utf8) + [UInt8](repeating: UInt8(ascii: "x"), count: Self.twentyMB))
+        #expect(try Self.scan(source) == [2, 1])
+        #expect(source.bytesRead == source.bytes.count, "each byte is read once")
+    }
+
+    @Test func aCompleteLineLongerThanTheLimitIsSkippedLikeATornOne() throws {
+        let huge = [UInt8](repeating: UInt8(ascii: "x"), count: Self.twentyMB) + [UInt8(ascii: "\n")]
+        let source = CountingSource(Array((Self.line(1) + Self.line(2)).utf8) + huge + Array(Self.line(3).utf8))
+        #expect(try Self.scan(source) == [3, 2, 1], "the oversized line is not handed out")
+        #expect(source.bytesRead == source.bytes.count)
+        let limited = CountingSource(Array(Self.line(1).utf8) + [UInt8](repeating: UInt8(ascii: "y"), count: 100) + [10])
+        #expect(try Self.scan(limited, lineLimit: 100) == [-100, 1], "a line of exactly the limit is kept")
+        #expect(try Self.scan(CountingSource(limited.bytes), lineLimit: 99) == [1])
+    }
+
+    @Test func theScanStopsAtItsReadLimit() throws {
+        let source = CountingSource(Array(Self.line(1).utf8) + [UInt8](repeating: UInt8(ascii: "x"), count: Self.twentyMB))
+        let limit: UInt64 = 2 * 1024 * 1024
+        #expect(try Self.scan(source, readLimit: limit) == [], "the good line lies beyond the limit")
+        #expect(source.bytesRead <= Int(limit))
+        #expect(source.bytesRead > 0)
+    }
+
+    @Test func lastSequenceGoesOnFromTheLastGoodLineBeforeATwentyMegabyteLine() throws {
+        var text = Data((Self.line(7) + Self.line(8)).utf8)
+        text.append(Data(repeating: UInt8(ascii: "z"), count: Self.twentyMB))
+        let (directory, reader) = try archive(["events.1.jsonl": Self.line(3)])
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try text.write(to: URL(fileURLWithPath: reader.path))
+        #expect(try reader.lastSequence() == 8)
+    }
+
+    @Test func aCompleteLineOverTheLimitCountsByItsLeadingSeqButATornOneDoesNot() throws {
+        let padding = String(repeating: "p", count: 2 * ArchiveReader.lineLimit)
+        let big = #"{"seq":99,"time":"t","topic":"a.b","event":{"pad":""# + padding + #""}}"#
+        let (directory, reader) = try archive(["events.jsonl": Self.line(5) + big + "\n"])
+        defer { try? FileManager.default.removeItem(at: directory) }
+        #expect(try reader.lastSequence() == 99, "the newest line, though too long to parse, was archived whole")
+        #expect(try reader.lastSequence(window: 2) == 99)
+
+        try Data((Self.line(5) + big + "\n" + Self.line(6) + #"{"seq":100,"pad":""# + padding).utf8).write(to: URL(fileURLWithPath: reader.path))
+        #expect(try reader.lastSequence() == 99, "the torn line's number was never archived")
+        try Data((Self.line(5) + padding + "\n").utf8).write(to: URL(fileURLWithPath: reader.path))
+        #expect(try reader.lastSequence() == 5, "an oversized line without a leading seq does not count")
+        try Data((big + "\n" + Self.line(3)).utf8).write(to: URL(fileURLWithPath: reader.path))
+        #expect(try reader.lastSequence() == 99, "the file's first line")
+    }
+
+    @Test func aLeadingSequenceIsReadOnlyFromTheFileSinksOpening() {
+        #expect(ArchiveReader.leadingSequence(in: Data(#"{"seq":42,"time""#.utf8)) == 42)
+        #expect(ArchiveReader.leadingSequence(in: Data(#"{"seq":42}"#.utf8)) == 42)
+        #expect(ArchiveReader.leadingSequence(in: Data(#"{"seq":42"#.utf8)) == nil, "cut before the number ends")
+        #expect(ArchiveReader.leadingSequence(in: Data(#"{"seq":-1,"#.utf8)) == nil)
+        #expect(ArchiveReader.leadingSequence(in: Data(#"{"seq":99999999999999999999,"#.utf8)) == nil)
+        #expect(ArchiveReader.leadingSequence(in: Data(#"{"time":"t","seq":4,"#.utf8)) == nil)
+    }
 }

@@ -37,6 +37,15 @@ final class WatchedWriter: LogWriter {
 }
 
 @Suite struct DaemonTests {
+    /// The sandbox's time in these tests: fixed, so its timeline does not grow between loads
+    /// however slow the machine is.
+    static let fixedNow: @Sendable () -> Date = { Date(timeIntervalSince1970: 1_780_000_000) }
+
+    /// A daemon on the continuous clock whose embedded sandbox runs at ``fixedNow``.
+    static func daemon(_ configuration: HeraldConfiguration, writer: WatchedWriter) -> HeraldDaemon {
+        HeraldDaemon(configuration: configuration, makeWriter: { _ in writer }, clock: ContinuousClock(), now: fixedNow)
+    }
+
     static func demo(state: URL) throws -> HeraldConfiguration {
         var object = ConfigFixtures.demo
         object["state"] = state.path
@@ -49,7 +58,7 @@ final class WatchedWriter: LogWriter {
         let state = FileManager.default.temporaryDirectory.appendingPathComponent("herald-daemon-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: state) }
         let writer = WatchedWriter()
-        let daemon = HeraldDaemon(configuration: try Self.demo(state: state), makeWriter: { _ in writer })
+        let daemon = Self.daemon(try Self.demo(state: state), writer: writer)
         let started = Mutex<DaemonStarted?>(nil)
         let run = Task { try await daemon.run { info in started.withLock { $0 = info } } }
 
@@ -79,7 +88,7 @@ final class WatchedWriter: LogWriter {
         let configuration = try ConfigLoader(environment: [:])
             .parse(try JSONSerialization.data(withJSONObject: object), baseDirectory: state)
         let writer = WatchedWriter()
-        let daemon = HeraldDaemon(configuration: configuration, makeWriter: { _ in writer })
+        let daemon = Self.daemon(configuration, writer: writer)
         let run = Task { try await daemon.run() }
         let loaders = ["home", "itmedia", "images", "todos"]
         await writer.wait { lines in loaders.allSatisfy { id in lines.contains { $0.contains("loader.\(id).finished") } } }
@@ -101,9 +110,10 @@ final class WatchedWriter: LogWriter {
     func aSecondRunDoesNotReannounceTheTimeline() async throws {
         let state = FileManager.default.temporaryDirectory.appendingPathComponent("herald-daemon-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: state) }
-        for expected in ["home: 20 statuses, 20 new", "home: 20 statuses, 0 new"] {
+        // The second run asks for what is newer than the first run's newest (since_id): nothing.
+        for expected in ["home: 20 statuses, 20 new", "home: 0 statuses, 0 new"] {
             let writer = WatchedWriter()
-            let daemon = HeraldDaemon(configuration: try Self.demo(state: state), makeWriter: { _ in writer })
+            let daemon = Self.daemon(try Self.demo(state: state), writer: writer)
             let run = Task { try await daemon.run() }
             await writer.wait { $0.contains { $0.contains("loader.home.finished") } }
             run.cancel()
@@ -130,7 +140,10 @@ final class WatchedWriter: LogWriter {
         defer { try? FileManager.default.removeItem(at: state) }
         let writer = WatchedWriter()
         let clock = ManualClock()
-        let daemon = HeraldDaemon(configuration: try DaemonTests.demo(state: state), makeWriter: { _ in writer }, clock: clock)
+        // The sandbox's time follows the manual clock too.
+        let start = Date(timeIntervalSince1970: 1_780_000_000)
+        let daemon = HeraldDaemon(configuration: try DaemonTests.demo(state: state), makeWriter: { _ in writer }, clock: clock,
+                                  now: { start.addingTimeInterval(Double(clock.now.offset.components.seconds)) })
         let run = Task { try await daemon.run(for: .seconds(65)) }
 
         @Sendable func count(_ id: String) -> @Sendable ([String]) -> Int {

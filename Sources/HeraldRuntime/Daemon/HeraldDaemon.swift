@@ -31,7 +31,8 @@ public struct HeraldDaemon: Sendable {
     ///     appended file, as configured).
     ///   - drainTimeout: how long the bus may take to deliver what is queued at shutdown.
     ///   - clock: the clock schedules and `run(for:)` are measured on (a manual one in tests).
-    ///   - now: the wall-clock time, to turn rate-limit reset dates into pauses.
+    ///   - now: the wall-clock time, to turn rate-limit reset dates into pauses; the embedded
+    ///     sandbox's timeline and todos grow on it too (a fixed date in tests).
     ///   - postFaultHook: called at the post schedulers' fault points (crash tests stop the
     ///     process there).
     public init<C: Clock>(configuration: HeraldConfiguration, makeWriter: WriterFactory? = nil, drainTimeout: Duration = .seconds(3),
@@ -74,7 +75,9 @@ public struct HeraldDaemon: Sendable {
         var sandbox: Sandbox?
         if configuration.usesSandbox {
             do {
-                sandbox = try await Sandbox.start(ServiceDirectory.sandboxConfiguration(for: configuration))
+                var settings = ServiceDirectory.sandboxConfiguration(for: configuration)
+                settings.now = now
+                sandbox = try await Sandbox.start(settings)
             } catch {
                 throw DaemonError("cannot start the sandbox: \(error)")
             }
