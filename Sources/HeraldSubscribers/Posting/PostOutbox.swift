@@ -75,13 +75,19 @@ final class PostOutbox: Sendable {
         var keptBytes = 0
     }
 
+    /// Writes bytes to a descriptor as `write(2)` does: the count written, or -1 with `errno` set.
+    typealias Write = @Sendable (_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer) -> Int
+
     let path: String
     /// Done keys kept at compaction (the newest ones).
     static let keptDoneKeys = 100_000
     private let descriptor = Mutex<Int32>(-1)
+    private let write: Write
 
-    init(path: String) {
+    /// - Parameter write: what writes the journal's bytes; tests make it refuse (a full disk).
+    init(path: String, write: @escaping Write = systemWrite) {
         self.path = path
+        self.write = write
     }
 
     deinit {
@@ -173,7 +179,7 @@ final class PostOutbox: Sendable {
             // A failed or short write is cut off again, so the next record starts a line of its own.
             let end = lseek(fd, 0, SEEK_END)
             do throws(PostOutboxError) {
-                try Self.writeAll(fd, line, path: path)
+                try writeAll(fd, line, path: path)
             } catch {
                 if end >= 0 { _ = ftruncate(fd, end) }
                 throw error
@@ -195,7 +201,7 @@ final class PostOutbox: Sendable {
         let fd = openForWriting(temporary, truncate: true)
         guard fd >= 0 else { throw PostOutboxError(path: temporary, reason: "cannot create: \(String(cString: strerror(errno)))") }
         defer { _ = close(fd) }
-        try Self.writeAll(fd, bytes, path: temporary)
+        try writeAll(fd, bytes, path: temporary)
         guard fsync(fd) == 0 else { throw PostOutboxError(path: temporary, reason: "fsync failed: \(String(cString: strerror(errno)))") }
         guard rename(temporary, path) == 0 else {
             throw PostOutboxError(path: path, reason: "cannot replace with the compacted journal: \(String(cString: strerror(errno)))")
@@ -209,14 +215,14 @@ final class PostOutbox: Sendable {
         let fd = openForWriting(path + ".torn")
         guard fd >= 0 else { throw PostOutboxError(path: path + ".torn", reason: "cannot open: \(String(cString: strerror(errno)))") }
         defer { _ = close(fd) }
-        for line in lines { try Self.writeAll(fd, Array(line) + [UInt8(ascii: "\n")], path: path + ".torn") }
+        for line in lines { try writeAll(fd, Array(line) + [UInt8(ascii: "\n")], path: path + ".torn") }
         _ = fsync(fd)
     }
 
-    private static func writeAll(_ fd: Int32, _ bytes: [UInt8], path: String) throws(PostOutboxError) {
+    private func writeAll(_ fd: Int32, _ bytes: [UInt8], path: String) throws(PostOutboxError) {
         var offset = 0
         while offset < bytes.count {
-            let written = bytes[offset...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+            let written = bytes[offset...].withUnsafeBytes { write(fd, $0) }
             if written < 0 {
                 if errno == EINTR { continue }
                 throw PostOutboxError(path: path, reason: "write failed: \(String(cString: strerror(errno)))")
@@ -252,6 +258,11 @@ final class PostOutbox: Sendable {
         }
         return decoder
     }
+}
+
+/// `write(2)`.
+private func systemWrite(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer) -> Int {
+    write(descriptor, bytes.baseAddress, bytes.count)
 }
 
 /// The outbox journal cannot be read or written.
