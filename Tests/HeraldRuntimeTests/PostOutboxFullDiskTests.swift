@@ -136,4 +136,70 @@ final class FillableDisk: Sendable {
             await restarted.stop()
         }
     }
+    @Test func aStartOnAFullDiskKeepsTheJournalUncompactedAndSendsWhatItHolds() async throws {
+        try await PostHarness.run { harness in
+            // A run posts t1, then stops with t2's post in flight: t1 done, t2 pending.
+            let sender = harness.scheduler([try PostHarness.rule()])
+            try sender.start(on: harness.bus)
+            try await harness.announce(PostHarness.todos(["done before"]))
+            #expect(await harness.recorder.wait(for: 1, PostSent.self))
+            await sender.stop()
+            let hanging = HangingPostService()
+            let stopped = harness.scheduler([try PostHarness.rule()], services: ["twitter": hanging])
+            try stopped.start(on: harness.bus)
+            try await harness.announce(PostHarness.todos(["left pending"], firstID: 2))
+            await hanging.entered()
+            await stopped.stop()
+            let before = Self.journal(harness)
+
+            // The disk is full at the next start: the journal cannot be compacted, but it is
+            // read and kept as it is, and the scheduler starts.
+            let disk = FillableDisk()
+            disk.fill()
+            let service = ScriptedPostService([])
+            let full = harness.scheduler([try PostHarness.rule()], services: ["twitter": service], write: disk.journalWrite)
+            try full.start(on: harness.bus)
+            #expect(await harness.recorder.wait(for: 2, PostSent.self))
+            #expect(service.recorded.map(\.key) == ["tweet:item:loader.todos:t2"] && service.recorded.first?.mayExist == true)
+            #expect(Self.journal(harness) == before, "unchanged: neither compacted nor marked done")
+            #expect(!FileManager.default.fileExists(atPath: harness.outboxPath + ".compact"))
+            // What it knew stays known.
+            try await harness.announce(PostHarness.todos(["done before", "left pending"]))
+            #expect(full.pendingCount == 0)
+            await full.stop()
+            #expect(service.recorded.count == 1)
+        }
+    }
+
+    @Test func aTornLastLineIsCutOffWhenTheJournalCannotBeCompacted() async throws {
+        try await PostHarness.run { harness in
+            let sender = harness.scheduler([try PostHarness.rule()])
+            try sender.start(on: harness.bus)
+            try await harness.announce(PostHarness.todos(["recorded"]))
+            #expect(await harness.recorder.wait(for: 1, PostSent.self))
+            await sender.stop()
+            let whole = Self.journal(harness)
+            let handle = try #require(FileHandle(forWritingAtPath: harness.outboxPath))
+            try handle.seekToEnd()
+            try handle.write(contentsOf: Data(#"{"op":"intent","key":"torn"#.utf8))  // a crash mid-append
+            try handle.close()
+
+            let disk = FillableDisk()
+            disk.fill()
+            let scheduler = harness.scheduler([try PostHarness.rule()], write: disk.journalWrite)
+            try scheduler.start(on: harness.bus)
+            // Cut after the last whole line, so the next record starts a line of its own.
+            #expect(Self.journal(harness) == whole)
+            disk.free()
+            try await harness.announce(PostHarness.todos(["after the cut"], firstID: 2))
+            #expect(await harness.recorder.wait(for: 2, PostSent.self))
+            await scheduler.stop()
+            let restarted = harness.scheduler([try PostHarness.rule()])
+            try restarted.start(on: harness.bus)
+            try await harness.announce(PostHarness.todos(["recorded", "after the cut"]))
+            #expect(restarted.pendingCount == 0)
+            await restarted.stop()
+            #expect(harness.sandbox.posts().map(\.text) == ["New todo: recorded", "New todo: after the cut"])
+        }
+    }
 }
