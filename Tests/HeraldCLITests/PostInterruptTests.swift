@@ -48,3 +48,35 @@ import Darwin
         await sandbox.stop()
     }
 }
+
+extension PostInterruptTests {
+    /// Interrupted once the video is uploaded, while the status is (about to be) sent: the line
+    /// says the video was uploaded, and either that no status was posted (then the sandbox has
+    /// none) or that one may have been (its answer never came).
+    @Test func aSignalAfterTheUploadSaysWhatWasDone() async throws {
+        let herald = try #require(PostCommandTests.herald)
+        let directory = try PostReliabilityTests.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let sandbox = try await PostReliabilityTests.SandboxProcess.start(in: directory, herald: herald)
+        let config = try PostCommandTests.config(in: directory, sandbox: sandbox.url)
+        // The status is served (and recorded) at once, but its answer is held back for an hour.
+        try await Self.script(sandbox.url, path: "/1.1/statuses/update.json", #"[{"delay": 3600}]"#)
+        let sample = BuiltProducts.packageRoot.appendingPathComponent("Examples/media/sample.mp4")
+
+        let post = try ChildProcess(herald, ["post", "maybe posted", "--media", sample.path, "--config", config.path])
+        let uploaded = await post.waitForStandardError { $0.contains("upload: completed ") }
+        #expect(uploaded, "stderr: \(post.stderr)")
+        post.signal(SIGINT)
+        let finished = try #require(await post.finish(within: .seconds(60)), "herald post did not stop on SIGINT")
+        #expect(finished.status == 130)
+        let last = try #require(finished.stderr.split(separator: "\n").last.map(String.init))
+        let notPosted = #/^herald: post interrupted by SIGINT; the video was uploaded \(media \d+\) but no status was posted$/#
+        let maybe = "herald: post interrupted by SIGINT; the status was sent without an answer, so it may have been posted (check the timeline)"
+        #expect(last.wholeMatch(of: notPosted) != nil || last == maybe, "stderr: \(finished.stderr)")
+        if last.wholeMatch(of: notPosted) != nil {
+            #expect(try await sandbox.posts().isEmpty)
+        }
+        #expect(finished.stdout.isEmpty)
+        await sandbox.stop()
+    }
+}
