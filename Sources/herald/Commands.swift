@@ -228,16 +228,34 @@ enum Commands {
             data = contents
         }
         let bar = ProgressBar(onTerminal: isatty(STDERR_FILENO) == 1)
-        do {
-            let posted = try await poster.post(text, media: data) { bar.show($0) }
-            bar.finish()
+        // SIGINT or SIGTERM cancels the post's task (the request in flight stops), then one
+        // line says how far it had gone; the status is 128 + the signal's number.
+        let interruption = PostInterruption()
+        let stop = CancelOnSignal()
+        let signals = Terminal.onTerminationSignal { number in
+            interruption.signalled(number)
+            stop.fire()
+        }
+        defer { signals.forEach { $0.cancel() } }
+        let task = Task { () async throws(DaemonError) -> SinglePost.Posted in
+            try await poster.post(text, media: data, progress: { bar.show($0) }, stage: { interruption.reached($0) })
+        }
+        stop.attach(task)
+        let result = await task.result
+        bar.finish()
+        switch result {
+        case .success(let posted):
+            // Posted, even if a signal came as the answer did: say so.
             Terminal.out("posted status \(posted.statusID) via \(posted.service)" + (posted.mediaID.map { " with media \($0)" } ?? ""))
             if let url = posted.sandboxURL {
                 Terminal.err("herald: (to the embedded sandbox at \(url.absoluteString), gone now that herald exits; run 'herald sandbox' to keep one)")
             }
             return 0
-        } catch {
-            bar.finish()
+        case .failure(let error):
+            if let signal = interruption.signal {
+                Terminal.err(interruption.message)
+                return PostInterruption.exitStatus(for: signal)
+            }
             Terminal.err("herald: post failed: \(error)")
             return 1
         }

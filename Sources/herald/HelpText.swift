@@ -63,11 +63,19 @@ enum HelpText {
             otherwise. Prints the new status's id. A service pointing at the embedded sandbox
             starts it for this post only (run 'herald sandbox' to keep one running).
 
+            SIGINT (Ctrl-C) or SIGTERM stops the upload or the request in flight; one line then
+            says what was done (nothing posted; the video uploaded but no status posted; or the
+            status sent without an answer, so it may have been posted). A post that completes
+            as the signal comes is reported as posted.
+
             OPTIONS:
               --media FILE       attach this MP4 video
               --config PATH      the configuration (default: config.json)
               --service NAME     the twitter service to use (needed when there are several)
               -h, --help         show this help
+
+            Exit codes: 0 posted, 1 the post failed, 2 usage or configuration error,
+            130 interrupted by SIGINT, 143 interrupted by SIGTERM.
             """
         default: """
             USAGE: herald [COMMAND] [OPTIONS]

@@ -21,13 +21,20 @@ enum Terminal {
     /// it follows the first within a second (a wrapper such as `timeout` may send one signal to
     /// both the process and its group: that is one request to stop, not two).
     static func onTermination(_ handler: @escaping @Sendable () -> Void) -> [any DispatchSourceSignal] {
+        onTerminationSignal { _ in handler() }
+    }
+
+    /// ``onTermination(_:)``, telling the handler which signal came (`SIGINT` or `SIGTERM`).
+    ///
+    /// The handler runs on a dispatch queue, not in a signal handler, so it may do anything.
+    static func onTerminationSignal(_ handler: @escaping @Sendable (Int32) -> Void) -> [any DispatchSourceSignal] {
         let fired = Flag()
         return [SIGINT, SIGTERM].map { number in
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
             source.setEventHandler {
                 if fired.set() {
-                    handler()
+                    handler(number)
                 } else if fired.secondsSinceSet < 1 {
                     return
                 } else {

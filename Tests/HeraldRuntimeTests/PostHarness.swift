@@ -3,7 +3,7 @@ import Herald
 import HeraldLoaders
 import HeraldSandbox
 import HeraldServices
-import HeraldSubscribers
+@testable import HeraldSubscribers
 import HeraldTestSupport
 import Synchronization
 
@@ -127,11 +127,15 @@ struct PostHarness {
     }
 
     func scheduler(_ rules: [PostRule], services: [String: any PostService]? = nil, retry: PostScheduler.RetryPolicy = .init(),
-                   faultHook: (@Sendable (PostScheduler.FaultPoint) -> Void)? = nil) -> PostScheduler {
-        PostScheduler(
-            name: "posts", rules: rules,
-            services: services ?? ["twitter": TwitterPostService(client: twitter(), baseDirectory: directory), "baas": BaaSPostService(client: baas())],
-            outboxPath: outboxPath, retry: retry, clock: clock, now: now, faultHook: faultHook)
+                   faultHook: (@Sendable (PostScheduler.FaultPoint) -> Void)? = nil,
+                   write: PostOutbox.Write? = nil) -> PostScheduler {
+        let services = services ?? ["twitter": TwitterPostService(client: twitter(), baseDirectory: directory), "baas": BaaSPostService(client: baas())]
+        guard let write else {
+            return PostScheduler(name: "posts", rules: rules, services: services, outboxPath: outboxPath, retry: retry, clock: clock,
+                                 now: now, faultHook: faultHook)
+        }
+        return PostScheduler(name: "posts", rules: rules, services: services, outbox: PostOutbox(path: outboxPath, write: write),
+                             retry: retry, clock: clock, now: now, faultHook: faultHook)
     }
 
     /// Publishes `event` as the todo loader would (its sender is part of item keys).

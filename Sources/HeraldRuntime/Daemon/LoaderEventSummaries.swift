@@ -7,7 +7,8 @@ import HeraldSubscribers
 public enum LoaderEventSummaries {
     /// Summarises ``TimelineLoaded``, ``TiqavLoaded``, ``TodosLoaded``, ``LoadFailed``,
     /// ``LoaderStateSetAside``, ``LoaderStateUnwritable`` and the post scheduler's ``PostSent``,
-    /// ``PostFailed`` and ``PostUploadProgress``; nil for anything else.
+    /// ``PostFailed``, ``PostHeld``, ``PostRecorded`` and ``PostUploadProgress``; nil for
+    /// anything else.
     public static let summarizer: EventSummarizer = { envelope in
         switch envelope.event {
         case let loaded as TimelineLoaded:
@@ -53,6 +54,12 @@ public enum LoaderEventSummaries {
             var fields: [LogRecord.Field] = [.init("rule", failed.rule), .init("key", failed.key ?? ""), .init("attempts", "\(failed.attempts)")]
             if let status = failed.status { fields.append(.init("status", "\(status)")) }
             return LogRecord(level: .error, message: "\(failed.rule): post failed via \(failed.service): \(failed.reason)", fields: fields)
+        case let held as PostHeld:
+            return LogRecord(level: .warning, message: "\(held.rule): post held, not sent: the outbox \(held.path) refused it (\(held.reason)); retrying",
+                             fields: [.init("rule", held.rule), .init("key", held.key), .init("path", held.path)])
+        case let recorded as PostRecorded:
+            return LogRecord(level: .info, message: "\(recorded.rule): held post written to the outbox after \(count(recorded.refusals, "refusal", "refusals")); sending it",
+                             fields: [.init("rule", recorded.rule), .init("key", recorded.key), .init("refusals", "\(recorded.refusals)")])
         case let progress as PostUploadProgress:
             let percent = progress.totalBytes > 0 ? progress.bytesSent * 100 / progress.totalBytes : 0
             return LogRecord(level: .debug, message: "\(progress.rule): upload \(progress.phase) \(progress.bytesSent)/\(progress.totalBytes) bytes (\(percent)%)",

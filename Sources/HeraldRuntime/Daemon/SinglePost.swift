@@ -27,6 +27,17 @@ public struct SinglePost: Sendable {
         public var mediaID: String?
     }
 
+    /// How far a post has gone, reported as it goes: what is true when it is interrupted.
+    public enum Stage: Sendable, Hashable {
+        /// The video's chunked upload has begun (INIT sent); nothing is posted yet.
+        case uploadingMedia
+        /// The video is uploaded under this media id; no status refers to it yet.
+        case mediaUploaded(String)
+        /// The status request is sent: once it started, the status may exist even if no answer
+        /// comes.
+        case sendingStatus
+    }
+
     /// The twitter service to post through.
     ///
     /// - Throws: ``DaemonError`` when there is none, several and no name, or the named one is
@@ -47,11 +58,15 @@ public struct SinglePost: Sendable {
         return only
     }
 
-    /// Posts `text` with `media` (the bytes of an MP4 file), reporting upload steps.
+    /// Posts `text` with `media` (the bytes of an MP4 file), reporting upload steps and stages.
+    ///
+    /// Cancelling the calling task stops the request in flight; the error then says it was
+    /// cancelled, and the last ``Stage`` reported tells what had been done.
     ///
     /// - Throws: ``DaemonError`` with the service's or the validation's reason.
     public func post(_ text: String, media: Data? = nil,
-                     progress: @escaping @Sendable (UploadProgress) -> Void = { _ in }) async throws(DaemonError) -> Posted {
+                     progress: @escaping @Sendable (UploadProgress) -> Void = { _ in },
+                     stage: @escaping @Sendable (Stage) -> Void = { _ in }) async throws(DaemonError) -> Posted {
         let name = try serviceName()
         var sandbox: Sandbox?
         if configuration.services[name]?.endpoint == .sandbox {
@@ -65,9 +80,16 @@ public struct SinglePost: Sendable {
             let client = try ServiceDirectory(configuration: configuration, sandbox: sandbox, transport: URLSessionTransport()).twitter(name)
             var mediaIDs: [String] = []
             if let media {
-                let uploaded = try await client.uploadMedia(media, mediaType: "video/mp4", category: "tweet_video", progress: progress)
+                let uploaded = try await client.uploadMedia(media, mediaType: "video/mp4", category: "tweet_video") { step in
+                    if step.phase == .initialized { stage(.uploadingMedia) }
+                    progress(step)
+                }
                 mediaIDs = [uploaded.mediaID]
+                stage(.mediaUploaded(uploaded.mediaID))
             }
+            // Not begun when cancelled already: the stage would claim a request that is never sent.
+            if Task.isCancelled { throw ServiceError.cancelled }
+            stage(.sendingStatus)
             let status = try await client.update(status: text, mediaIDs: mediaIDs)
             await sandbox?.stop()
             return Posted(statusID: status.id, service: name, sandboxURL: sandbox?.baseURL, mediaID: mediaIDs.first)

@@ -66,6 +66,63 @@ public struct PostFailed: Event, Hashable {
     public var topic: Topic { PostTopics.topic(rule, "failed") }
 }
 
+/// `post.<rule>.held`: the outbox refused an intent (a full disk, a file-size limit), so the post
+/// is held in memory, unsent, while the scheduler retries the journal with backoff. A post is
+/// never sent before its intent is in the outbox: sent unrecorded, a restart would post it
+/// again. ``PostRecorded`` follows when the journal takes it.
+public struct PostHeld: Event, Hashable {
+    /// The rule.
+    public var rule: String
+    /// The idempotency key of the intent.
+    public var key: String
+    /// The service it is for.
+    public var service: String
+    /// The outbox journal.
+    public var path: String
+    /// Why the journal refused it (the system's words, e.g. "No space left on device").
+    public var reason: String
+    /// The correlation id of the triggering event.
+    public var correlation: String?
+
+    public init(rule: String, key: String, service: String, path: String, reason: String, correlation: String?) {
+        self.rule = rule
+        self.key = key
+        self.service = service
+        self.path = path
+        self.reason = reason
+        self.correlation = correlation
+    }
+
+    /// `post.<rule>.held`.
+    public var topic: Topic { PostTopics.topic(rule, "held") }
+}
+
+/// `post.<rule>.recorded`: a held intent (``PostHeld``) is in the outbox at last; its post is
+/// sent next.
+public struct PostRecorded: Event, Hashable {
+    /// The rule.
+    public var rule: String
+    /// The idempotency key of the intent.
+    public var key: String
+    /// The outbox journal.
+    public var path: String
+    /// Writes the journal refused before this one took (at least 1).
+    public var refusals: Int
+    /// The correlation id of the triggering event.
+    public var correlation: String?
+
+    public init(rule: String, key: String, path: String, refusals: Int, correlation: String?) {
+        self.rule = rule
+        self.key = key
+        self.path = path
+        self.refusals = refusals
+        self.correlation = correlation
+    }
+
+    /// `post.<rule>.recorded`.
+    public var topic: Topic { PostTopics.topic(rule, "recorded") }
+}
+
 /// `upload.<rule>.progress`: a step of a post's chunked media upload.
 public struct PostUploadProgress: Event, Hashable {
     /// The rule.

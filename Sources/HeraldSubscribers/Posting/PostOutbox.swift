@@ -46,7 +46,8 @@ public struct PostIntent: Sendable, Hashable, Codable {
 /// At open, intents without a done record are returned to be retried, done keys are kept so
 /// the same key is never posted twice, and the journal is compacted (rewritten atomically with
 /// only what is still needed). A line that cannot be read (a crash mid-append leaves at most a
-/// torn last line, whose append was never acknowledged) is copied to `<path>.torn`.
+/// torn last line, whose append was never acknowledged) is copied to `<path>.torn`. On a full
+/// disk the journal is kept uncompacted (a torn last line cut off), which reads the same.
 final class PostOutbox: Sendable {
     /// One journal line.
     struct Record: Codable {
@@ -75,13 +76,19 @@ final class PostOutbox: Sendable {
         var keptBytes = 0
     }
 
+    /// Writes bytes to a descriptor as `write(2)` does: the count written, or -1 with `errno` set.
+    typealias Write = @Sendable (_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer) -> Int
+
     let path: String
     /// Done keys kept at compaction (the newest ones).
     static let keptDoneKeys = 100_000
     private let descriptor = Mutex<Int32>(-1)
+    private let write: Write
 
-    init(path: String) {
+    /// - Parameter write: what writes the journal's bytes; tests make it refuse (a full disk).
+    init(path: String, write: @escaping Write = systemWrite) {
         self.path = path
+        self.write = write
     }
 
     deinit {
@@ -102,6 +109,10 @@ final class PostOutbox: Sendable {
         var order: [String] = []
         var done: [(key: String, record: Record)] = []
         var doneKeys: Set<String> = []
+        // The journal's whole lines (a torn last line, never acknowledged, is past them), and
+        // whether it must be kept as it is rather than compacted: a full disk.
+        var wholeBytes: Int?
+        var keepAsIs = false
         if FileManager.default.fileExists(atPath: path) {
             let data: Data
             do {
@@ -109,6 +120,7 @@ final class PostOutbox: Sendable {
             } catch {
                 throw PostOutboxError(path: path, reason: "cannot read: \(error.localizedDescription)")
             }
+            wholeBytes = data.lastIndex(of: UInt8(ascii: "\n")).map { data.distance(from: data.startIndex, to: $0) + 1 } ?? 0
             let decoder = Self.decoder()
             var unreadable: [Data] = []
             for line in data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: true) {
@@ -127,9 +139,13 @@ final class PostOutbox: Sendable {
                 }
             }
             if !unreadable.isEmpty {
-                recovery.setAside = unreadable.count
-                recovery.setAsideBytes = unreadable.reduce(0) { $0 + $1.count + 1 }
-                try setAside(unreadable)
+                do {
+                    try setAside(unreadable)
+                    recovery.setAside = unreadable.count
+                    recovery.setAsideBytes = unreadable.reduce(0) { $0 + $1.count + 1 }
+                } catch {
+                    keepAsIs = true  // not copied: the journal keeps them
+                }
             }
         }
         recovery.pending = order.compactMap { intents[$0] }
@@ -139,7 +155,19 @@ final class PostOutbox: Sendable {
             if let rule = record.rule { recovery.sends[rule, default: []].append(record.at) }
         }
         let records = done.map(\.record) + recovery.pending.map { Record(op: .intent, key: $0.key, intent: $0, at: $0.created, rule: $0.rule) }
-        recovery.keptBytes = try rewrite(records)
+        if !keepAsIs {
+            do {
+                recovery.keptBytes = try rewrite(records)
+            } catch {
+                keepAsIs = true
+            }
+        }
+        if keepAsIs {
+            // No room to compact: the journal says the same read again, so it is kept, cut
+            // after its last whole line so that the next record starts a line of its own.
+            _ = unlink(path + ".compact")
+            recovery.keptBytes = try keepUncompacted(wholeBytes: wholeBytes ?? 0)
+        }
         let fd = openForWriting(path)
         guard fd >= 0 else { throw PostOutboxError(path: path, reason: "cannot open: \(String(cString: strerror(errno)))") }
         descriptor.withLock { if $0 >= 0 { close($0) }; $0 = fd }
@@ -173,7 +201,7 @@ final class PostOutbox: Sendable {
             // A failed or short write is cut off again, so the next record starts a line of its own.
             let end = lseek(fd, 0, SEEK_END)
             do throws(PostOutboxError) {
-                try Self.writeAll(fd, line, path: path)
+                try writeAll(fd, line, path: path)
             } catch {
                 if end >= 0 { _ = ftruncate(fd, end) }
                 throw error
@@ -195,7 +223,7 @@ final class PostOutbox: Sendable {
         let fd = openForWriting(temporary, truncate: true)
         guard fd >= 0 else { throw PostOutboxError(path: temporary, reason: "cannot create: \(String(cString: strerror(errno)))") }
         defer { _ = close(fd) }
-        try Self.writeAll(fd, bytes, path: temporary)
+        try writeAll(fd, bytes, path: temporary)
         guard fsync(fd) == 0 else { throw PostOutboxError(path: temporary, reason: "fsync failed: \(String(cString: strerror(errno)))") }
         guard rename(temporary, path) == 0 else {
             throw PostOutboxError(path: path, reason: "cannot replace with the compacted journal: \(String(cString: strerror(errno)))")
@@ -205,18 +233,28 @@ final class PostOutbox: Sendable {
         return bytes.count
     }
 
+    /// Cuts the journal after `wholeBytes` (truncating needs no free space).
+    private func keepUncompacted(wholeBytes: Int) throws(PostOutboxError) -> Int {
+        var status = stat()
+        guard stat(path, &status) == 0 else { return 0 }
+        if Int(status.st_size) > wholeBytes, truncate(path, off_t(wholeBytes)) != 0 {
+            throw PostOutboxError(path: path, reason: "cannot cut off a torn last line: \(String(cString: strerror(errno)))")
+        }
+        return min(Int(status.st_size), wholeBytes)
+    }
+
     private func setAside(_ lines: [Data]) throws(PostOutboxError) {
         let fd = openForWriting(path + ".torn")
         guard fd >= 0 else { throw PostOutboxError(path: path + ".torn", reason: "cannot open: \(String(cString: strerror(errno)))") }
         defer { _ = close(fd) }
-        for line in lines { try Self.writeAll(fd, Array(line) + [UInt8(ascii: "\n")], path: path + ".torn") }
+        for line in lines { try writeAll(fd, Array(line) + [UInt8(ascii: "\n")], path: path + ".torn") }
         _ = fsync(fd)
     }
 
-    private static func writeAll(_ fd: Int32, _ bytes: [UInt8], path: String) throws(PostOutboxError) {
+    private func writeAll(_ fd: Int32, _ bytes: [UInt8], path: String) throws(PostOutboxError) {
         var offset = 0
         while offset < bytes.count {
-            let written = bytes[offset...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+            let written = bytes[offset...].withUnsafeBytes { write(fd, $0) }
             if written < 0 {
                 if errno == EINTR { continue }
                 throw PostOutboxError(path: path, reason: "write failed: \(String(cString: strerror(errno)))")
@@ -252,6 +290,11 @@ final class PostOutbox: Sendable {
         }
         return decoder
     }
+}
+
+/// `write(2)`.
+private func systemWrite(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer) -> Int {
+    write(descriptor, bytes.baseAddress, bytes.count)
 }
 
 /// The outbox journal cannot be read or written.

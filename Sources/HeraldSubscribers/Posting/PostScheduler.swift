@@ -25,9 +25,13 @@ import Synchronization
 /// detection, or the BaaS key lookup, keeps that from posting twice), and keys already done are
 /// never posted again.
 ///
-/// Library code: it never prints. An intent the journal refuses surfaces as
-/// `bus.subscriber.failed` (and is still sent); a done record it refuses leaves the intent
-/// pending, to be sent again at the next start, where the duplicate detection absorbs it.
+/// Library code: it never prints. A post is never sent before its intent is in the journal: an
+/// intent the journal refuses (a full disk) is published as `post.<rule>.held` and kept in
+/// memory, and the rule's worker retries the journal with backoff (``RetryPolicy/initial``
+/// doubling to ``RetryPolicy/maximum``, on the clock, without end) before it sends that post or
+/// any later one of the rule; `post.<rule>.recorded` says when the journal took it. A done
+/// record the journal refuses leaves the intent pending, to be sent again at the next start,
+/// where the duplicate detection absorbs it.
 public final class PostScheduler: Sendable {
     /// Retries of a post that failed for a reason that may pass.
     public struct RetryPolicy: Sendable, Hashable {
@@ -90,13 +94,20 @@ public final class PostScheduler: Sendable {
     ///   - clock: what waits (backoff, rate, quiet hours, rate-limit resets) sleep on.
     ///   - now: the wall-clock time, for quiet hours, rates and rate-limit reset dates.
     ///   - faultHook: called at each ``FaultPoint`` (tests stop the process there).
-    public init(name: String, rules: [PostRule], services: [String: any PostService], outboxPath: String,
+    public convenience init(name: String, rules: [PostRule], services: [String: any PostService], outboxPath: String,
                 retry: RetryPolicy = RetryPolicy(), clock: any Clock<Duration> = ContinuousClock(),
                 now: @escaping @Sendable () -> Date = { Date() }, faultHook: (@Sendable (FaultPoint) -> Void)? = nil) {
+        self.init(name: name, rules: rules, services: services, outbox: PostOutbox(path: outboxPath), retry: retry, clock: clock,
+                  now: now, faultHook: faultHook)
+    }
+
+    /// Creates a scheduler on `outbox` (tests give it one whose writes fail).
+    init(name: String, rules: [PostRule], services: [String: any PostService], outbox: PostOutbox, retry: RetryPolicy,
+         clock: any Clock<Duration>, now: @escaping @Sendable () -> Date, faultHook: (@Sendable (FaultPoint) -> Void)?) {
         self.name = name
         self.rules = rules
         self.services = services
-        self.outbox = PostOutbox(path: outboxPath)
+        self.outbox = outbox
         self.retry = retry
         self.clock = clock
         self.now = now
@@ -210,11 +221,14 @@ public final class PostScheduler: Sendable {
             do {
                 try outbox.append(intent)
             } catch {
-                // Not lost: the loader saves its state after this publish, so the item would
-                // not come again. It is sent from memory (the worker tries the journal once
-                // more first) and the failure is reported as bus.subscriber.failed.
+                // Never sent before it is durable: sent unrecorded, it would be posted again
+                // after a restart, since the loader's state (on the same full disk) was most
+                // likely not saved either and the item comes again. Held in memory instead;
+                // the worker retries the journal and sends it once it is written.
+                _ = try? bus.post(PostHeld(rule: rule.name, key: key, service: rule.service, path: outbox.path, reason: error.reason,
+                                           correlation: correlation), from: Sender(name), correlation: envelope.correlationID)
                 enqueue(Queued(intent: intent, mayExist: false, journaled: false), rule: rule.name, bus: bus)
-                throw error
+                continue
             }
             faultHook?(.afterIntentRecorded)
             enqueue(Queued(intent: intent, mayExist: false), rule: rule.name, bus: bus)
@@ -302,7 +316,9 @@ public final class PostScheduler: Sendable {
         var failures = 0
         var backoff = retry.initial
         defer { state.withLock { $0.pending -= 1 } }
-        if !queued.journaled { try? outbox.append(intent) }
+        if !queued.journaled {
+            guard await record(intent) else { return }
+        }
         guard let service = services[intent.service] else {
             finish(intent, rule: rule, failure: "no service named \(intent.service) is configured", status: nil, requests: 0)
             return
@@ -355,6 +371,31 @@ public final class PostScheduler: Sendable {
                 }
             }
         }
+    }
+
+    /// Writes a held intent to the journal, retrying with backoff (on the clock) for as long as
+    /// it is refused; false when the worker is cancelled first (the post is then not made, and
+    /// the item, announced again after a restart, makes a new intent).
+    private func record(_ intent: PostIntent) async -> Bool {
+        var refusals = 1
+        var backoff = retry.initial
+        while !Task.isCancelled {
+            do {
+                try outbox.append(intent)
+            } catch {
+                refusals += 1
+                guard (try? await clock.sleep(for: backoff)) != nil else { return false }
+                backoff = min(backoff * 2, retry.maximum)
+                continue
+            }
+            faultHook?(.afterIntentRecorded)
+            let bus = state.withLock { $0.bus }
+            _ = try? bus?.post(PostRecorded(rule: intent.rule, key: intent.key, path: outbox.path, refusals: refusals,
+                                            correlation: intent.correlation),
+                               from: Sender(name), correlation: intent.correlation.flatMap(EventID.init))
+            return true
+        }
+        return false
     }
 
     /// How long quiet hours or the rule's rate make the next post wait; nil to send now.
