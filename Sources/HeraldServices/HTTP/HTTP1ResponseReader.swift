@@ -187,9 +187,3 @@ struct HTTP1ResponseReader {
         return nil
     }
 }
-
-/// Why a response could not be read: what was malformed or missing.
-struct HTTP1ResponseError: Error, Sendable {
-    let reason: String
-    init(_ reason: String) { self.reason = reason }
-}
