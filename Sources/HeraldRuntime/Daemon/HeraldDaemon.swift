@@ -172,7 +172,7 @@ public struct HeraldDaemon: Sendable {
     }
 
     private func makePostScheduler(_ name: String, _ posting: PostingSettings, sandbox: Sandbox?) throws(DaemonError) -> PostScheduler {
-        let directory = ServiceDirectory(configuration: configuration, sandbox: sandbox, transport: URLSessionTransport())
+        let directory = ServiceDirectory(configuration: configuration, sandbox: sandbox, transport: SchemeRoutingTransport())
         var services: [String: any PostService] = [:]
         for service in Set(posting.rules.map(\.service)) {
             switch configuration.services[service] {
@@ -188,7 +188,7 @@ public struct HeraldDaemon: Sendable {
     }
 
     private func makeLoaders(bus: EventBus, sandbox: Sandbox?) throws(DaemonError) -> [(any Loader, SchedulePolicy)] {
-        let services = ServiceDirectory(configuration: configuration, sandbox: sandbox, transport: URLSessionTransport())
+        let services = ServiceDirectory(configuration: configuration, sandbox: sandbox, transport: SchemeRoutingTransport())
         let store = LoaderStateStore(directory: configuration.stateDirectory)
         var loaders: [(any Loader, SchedulePolicy)] = []
         for id in configuration.loaders.keys.sorted() {

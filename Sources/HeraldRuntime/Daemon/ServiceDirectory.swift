@@ -6,7 +6,7 @@ import HeraldServices
 struct ServiceDirectory: Sendable {
     let configuration: HeraldConfiguration
     let sandbox: Sandbox?
-    let transport: URLSessionTransport
+    let transport: any HTTPTransport
 
     static func sandboxConfiguration(for configuration: HeraldConfiguration) -> SandboxConfiguration {
         configuration.sandboxConfiguration()

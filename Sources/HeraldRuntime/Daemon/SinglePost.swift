@@ -77,7 +77,7 @@ public struct SinglePost: Sendable {
             }
         }
         do {
-            let client = try ServiceDirectory(configuration: configuration, sandbox: sandbox, transport: URLSessionTransport()).twitter(name)
+            let client = try ServiceDirectory(configuration: configuration, sandbox: sandbox, transport: SchemeRoutingTransport()).twitter(name)
             var mediaIDs: [String] = []
             if let media {
                 let uploaded = try await client.uploadMedia(media, mediaType: "video/mp4", category: "tweet_video") { step in

@@ -15,11 +15,16 @@ final class DataTaskExchange: @unchecked Sendable {
     private let lock = NSLock()
     private var task: URLSessionDataTask?
     private var stopReason: StopReason?
+    private var deadline: DispatchWorkItem?
 
     /// Starts `task` unless the exchange was already cancelled, and arms the deadline.
     func start(_ task: URLSessionDataTask, timeout: Duration) {
+        // The deadline is cancelled when the exchange completes, so a finished request leaves
+        // no timer armed for the rest of its timeout.
+        let deadline = DispatchWorkItem { [weak self] in self?.cancel(reason: .timedOut) }
         lock.lock()
         self.task = task
+        self.deadline = deadline
         let alreadyStopped = stopReason != nil
         lock.unlock()
         if alreadyStopped {
@@ -27,9 +32,7 @@ final class DataTaskExchange: @unchecked Sendable {
             return
         }
         task.resume()
-        DispatchQueue.global().asyncAfter(deadline: .now() + timeout.timeInterval) { [weak self] in
-            self?.cancel(reason: .timedOut)
-        }
+        DispatchQueue.global().asyncAfter(deadline: .now() + timeout.timeInterval, execute: deadline)
     }
 
     /// Stops the exchange; the first reason wins.
@@ -48,7 +51,10 @@ final class DataTaskExchange: @unchecked Sendable {
         // Once completed, a late deadline must not be reported.
         if reason == nil { stopReason = .cancelled }
         task = nil
+        let deadline = self.deadline
+        self.deadline = nil
         lock.unlock()
+        deadline?.cancel()
 
         if let error {
             if reason == .timedOut { return .failure(ServiceError.timeout(after: timeout)) }

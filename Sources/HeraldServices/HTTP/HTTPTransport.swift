@@ -6,6 +6,9 @@
 /// - throw only ``ServiceError`` values of kind `.transport`, `.timeout` or `.cancelled`;
 /// - honour ``HTTPRequest/timeout`` as a deadline for the whole exchange;
 /// - stop promptly and throw `.cancelled` when the calling task is cancelled.
+///
+/// ``SchemeRoutingTransport`` is the one to use: ``SocketHTTPTransport`` for `http`, which
+/// waits without spending CPU, and ``URLSessionTransport`` for `https`.
 public protocol HTTPTransport: Sendable {
     /// Sends `request` and waits for the complete response.
     func send(_ request: HTTPRequest) async throws -> HTTPResponse

@@ -7,17 +7,19 @@ struct SandboxHarness {
     let sandbox: Sandbox
     let time: ManualTime
     let clock = TestClock()
-    let transport: URLSessionTransport
+    /// By default what the daemon uses, ``SchemeRoutingTransport``: the sandbox's plain-http
+    /// requests go through ``SocketHTTPTransport``.
+    let transport: any HTTPTransport
 
     static func run<T>(
         _ configure: (inout SandboxConfiguration) -> Void = { _ in }, timeout: Duration = .seconds(10),
-        _ body: (SandboxHarness) async throws -> T
+        transport kind: TransportKind = .schemeRouting, _ body: (SandboxHarness) async throws -> T
     ) async throws -> T {
         let time = ManualTime()
         var configuration = SandboxConfiguration(now: { time.now })
         configure(&configuration)
         let sandbox = try await Sandbox.start(configuration)
-        let harness = SandboxHarness(sandbox: sandbox, time: time, transport: URLSessionTransport(defaultTimeout: timeout))
+        let harness = SandboxHarness(sandbox: sandbox, time: time, transport: kind.make(defaultTimeout: timeout))
         do {
             let result = try await body(harness)
             await sandbox.stop()

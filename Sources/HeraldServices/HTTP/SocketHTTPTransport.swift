@@ -1,0 +1,49 @@
+import Foundation
+
+/// The ``HTTPTransport`` for plain `http://` URLs: HTTP/1.1 over a socket of its own, one
+/// connection per request (`Connection: close`).
+///
+/// Each request runs on a dedicated thread that sleeps in `poll(2)` until the socket or a
+/// cancellation is ready, so a service that takes its time costs no CPU while it does, and the
+/// cooperative pool is never blocked. (`URLSession` on Linux keeps a write source armed on an
+/// idle connection and spins for the whole wait.) The whole exchange, name resolution
+/// included, has a deadline: ``HTTPRequest/timeout`` or the default given here. Cancelling the
+/// calling task stops the exchange at its next wait; only name resolution is not interruptible.
+///
+/// Responses framed by `Content-Length`, chunked coding or the end of the connection are
+/// read, interim `1xx` answers skipped; redirects are returned, not followed (see
+/// ``SchemeRoutingTransport``). Only `http` URLs are accepted: `https` needs TLS, which
+/// ``URLSessionTransport`` provides.
+public final class SocketHTTPTransport: HTTPTransport {
+    private let defaultTimeout: Duration
+
+    /// Creates a transport whose requests without their own timeout get `defaultTimeout`.
+    public init(defaultTimeout: Duration = .seconds(30)) {
+        self.defaultTimeout = defaultTimeout
+    }
+
+    /// Sends `request`; throws `.transport` (not `http`, malformed head or response, refused,
+    /// reset, dropped), `.timeout` or `.cancelled`.
+    public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        let timeout = request.timeout ?? defaultTimeout
+        let encoded: HTTP1RequestEncoder
+        do {
+            encoded = try HTTP1RequestEncoder(request)
+        } catch {
+            throw ServiceError.transport(error.reason)
+        }
+        if Task.isCancelled { throw ServiceError.cancelled }
+        let exchange = try SocketExchange(request: encoded, timeout: timeout)
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<HTTPResponse, Error>) in
+                let thread = Thread {
+                    continuation.resume(with: exchange.run().mapError { $0 })
+                }
+                thread.name = "herald.http"
+                thread.start()
+            }
+        } onCancel: {
+            exchange.cancel()
+        }
+    }
+}
