@@ -278,6 +278,8 @@ final class HTTPServer: Sendable {
             case .closed:
                 return
             case .rejected(let rejection):
+                // Not held while the refusal lingers.
+                reader.releaseBody()
                 reject(fd, rejection)
                 return
             }
