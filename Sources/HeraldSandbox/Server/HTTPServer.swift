@@ -297,6 +297,9 @@ final class HTTPServer: Sendable {
         }
     }
 
+    /// Bytes read and dropped after a refusal at most (read in 64 KiB pieces, never held).
+    static let maxDrainedBytes = 16 * 1024 * 1024
+
     /// Answers a refused request and closes gracefully: the rest of what the client sent is
     /// read (for a bounded time) after our FIN, so the close does not reset the connection and
     /// discard the answer before the client reads it.
@@ -307,7 +310,7 @@ final class HTTPServer: Sendable {
         Socket.shutdownWriting(fd)
         let deadline = ContinuousClock.now + .seconds(1)
         var drained = 0
-        while drained < limits.maxHeadBytes, case let left = deadline - ContinuousClock.now, left > .zero,
+        while drained < Self.maxDrainedBytes, case let left = deadline - ContinuousClock.now, left > .zero,
               Socket.wait(fd, wake: wake.read, milliseconds: Socket.pollMilliseconds(left)) == .readable,
               let bytes = Socket.read(fd) {
             drained += bytes.count
