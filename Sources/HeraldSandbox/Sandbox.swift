@@ -26,7 +26,7 @@ public final class Sandbox: Sendable {
     /// Where Tiqav images are served: `{baseURL}/img`.
     public var imageBaseURL: URL { baseURL.appendingPathComponent("img") }
 
-    private let server: HTTPServer
+    let server: HTTPServer
     private let twitter: TwitterEmulator
     let baas: BaaSEmulator
     let faultScript: FaultScript
@@ -42,17 +42,20 @@ public final class Sandbox: Sendable {
         self.baseURL = URL(string: "http://127.0.0.1:\(server.port)") ?? URL(fileURLWithPath: "/")
     }
 
-    /// Binds the port and starts serving.
+    /// Binds the port and starts serving, within `limits` (connections, body bytes held,
+    /// head and idle time).
     ///
     /// - Throws: ``SandboxError`` when the socket cannot be opened or bound.
-    public static func start(_ configuration: SandboxConfiguration = SandboxConfiguration()) async throws -> Sandbox {
+    public static func start(
+        _ configuration: SandboxConfiguration = SandboxConfiguration(), limits: HTTPServerLimits = HTTPServerLimits()
+    ) async throws -> Sandbox {
         let twitter = TwitterEmulator(configuration: configuration)
         let baas = BaaSEmulator(configuration: configuration)
         let script = FaultScript()
         let router = SandboxRouter(
             twitter: twitter, tiqav: TiqavEmulator(), baas: baas,
             faults: FaultInjector(faults: configuration.faults), script: script, configuration: configuration)
-        let server = try HTTPServer(port: configuration.port) { request in router.route(request) }
+        let server = try HTTPServer(port: configuration.port, limits: limits) { request in router.route(request) }
         server.start()
         return Sandbox(configuration: configuration, server: server, twitter: twitter, baas: baas, faultScript: script)
     }

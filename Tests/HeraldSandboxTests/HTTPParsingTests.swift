@@ -4,16 +4,17 @@ import Testing
 @testable import HeraldSandbox
 
 /// The server's HTTP/1.1 reading, driven byte by byte over a real socket.
-@Suite struct HTTPParsingTests {
-    private func occurrences(of needle: String, in text: String) -> Int {
+@Suite(.timeLimit(.minutes(1))) struct HTTPParsingTests {
+    private static func occurrences(of needle: String, in text: String) -> Int {
         text.components(separatedBy: needle).count - 1
     }
+    private func occurrences(of needle: String, in text: String) -> Int { Self.occurrences(of: needle, in: text) }
 
     @Test func pipelinedRequestsOnOneConnectionGetAnswersInOrder() async throws {
         let sandbox = try await Sandbox.start()
         let client = try #require(RawClient(port: sandbox.port))
         client.send("GET /_sandbox/health HTTP/1.1\r\nHost: x\r\n\r\nGET /search.json?q=cat HTTP/1.1\r\nHost: x\r\n\r\n")
-        let text = client.read { self.occurrences(of: "HTTP/1.1 200 OK", in: $0) == 2 && $0.hasSuffix("]") }
+        let text = await client.read { Self.occurrences(of: "HTTP/1.1 200 OK", in: $0) == 2 && $0.hasSuffix("]") }
         #expect(occurrences(of: "HTTP/1.1 200 OK", in: text) == 2)
         #expect(text.contains("Connection: keep-alive"))
         #expect(text.range(of: "{\"status\":\"ok\"}")?.lowerBound ?? text.endIndex < text.range(of: "\"3om\"")?.lowerBound ?? text.startIndex)
@@ -24,7 +25,7 @@ import Testing
         let sandbox = try await Sandbox.start()
         let client = try #require(RawClient(port: sandbox.port))
         client.send("GET /_sandbox/health HTTP/1.0\r\n\r\n")
-        let text = client.read { _ in false }
+        let text = await client.read { _ in false }
         #expect(text.hasPrefix("HTTP/1.1 200 OK"))
         #expect(text.contains("Connection: close"))
         await sandbox.stop()
@@ -42,7 +43,7 @@ import Testing
                 + "Connection: close\r\n\r\n"
                 + "\(String(first.utf8.count, radix: 16));name=value\r\n\(first)\r\n\(String(rest.utf8.count, radix: 16))\r\n\(rest)\r\n"
                 + "0\r\nX-Trailer: yes\r\n\r\n")
-        let text = client.read { _ in false }
+        let text = await client.read { _ in false }
         #expect(text.hasPrefix("HTTP/1.1 201 Created"))
         #expect(text.contains(#""description":"chunky""#))
         #expect(text.contains("Connection: close"))
@@ -56,16 +57,16 @@ import Testing
                         "POST /1/t/objects/b HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n"] {
             let client = try #require(RawClient(port: sandbox.port))
             client.send(garbage)
-            let text = client.read { _ in false }
+            let text = await client.read { _ in false }
             #expect(text.hasPrefix("HTTP/1.1 400 Bad Request"), "for \(garbage.debugDescription)")
         }
         let oversized = try #require(RawClient(port: sandbox.port))
         oversized.send("GET / HTTP/1.1\r\nX-Big: " + String(repeating: "a", count: 70_000) + "\r\n\r\n")
-        #expect(oversized.read { _ in false }.hasPrefix("HTTP/1.1 413"))
+        #expect(await oversized.read { _ in false }.hasPrefix("HTTP/1.1 413"))
         // The server is still fine afterwards.
         let client = try #require(RawClient(port: sandbox.port))
         client.send("GET /_sandbox/health HTTP/1.1\r\nConnection: close\r\n\r\n")
-        #expect(client.read { _ in false }.hasSuffix(#"{"status":"ok"}"#))
+        #expect(await client.read { _ in false }.hasSuffix(#"{"status":"ok"}"#))
         await sandbox.stop()
     }
 
@@ -75,12 +76,12 @@ import Testing
             let client = try #require(RawClient(port: sandbox.port))
             client.send("POST /1/sandbox-tenant/objects/todos HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
                 + "1\r\na\r\n\(size)\r\n")
-            let text = client.read { _ in false }
+            let text = await client.read { _ in false }
             #expect(text.hasPrefix("HTTP/1.1 413") || text.hasPrefix("HTTP/1.1 400"), "for chunk size \(size)")
         }
         let client = try #require(RawClient(port: sandbox.port))
         client.send("GET /_sandbox/health HTTP/1.1\r\nConnection: close\r\n\r\n")
-        #expect(client.read { _ in false }.hasSuffix(#"{"status":"ok"}"#))
+        #expect(await client.read { _ in false }.hasSuffix(#"{"status":"ok"}"#))
         await sandbox.stop()
     }
 
@@ -96,11 +97,89 @@ import Testing
             let client = try #require(RawClient(port: sandbox.port))
             client.send(String(decoding: bytes, as: UTF8.self) + "\r\n\r\n")
             client.shutdownWriting()
-            _ = client.read { _ in false }
+            _ = await client.read { _ in false }
         }
         let client = try #require(RawClient(port: sandbox.port))
         client.send("GET /_sandbox/health HTTP/1.1\r\nConnection: close\r\n\r\n")
-        #expect(client.read { _ in false }.hasSuffix(#"{"status":"ok"}"#))
+        #expect(await client.read { _ in false }.hasSuffix(#"{"status":"ok"}"#))
+        await sandbox.stop()
+    }
+
+    /// (what is wrong, the request)
+    @Test(arguments: [
+        ("two spaces in the request line", "GET  /_sandbox/health HTTP/1.1\r\nHost: x\r\n\r\n"),
+        ("a trailing space in the request line", "GET /_sandbox/health HTTP/1.1 \r\nHost: x\r\n\r\n"),
+        ("a version that is not HTTP/d.d", "GET /_sandbox/health HTTP/1.10\r\nHost: x\r\n\r\n"),
+        ("a signed Content-Length", "POST /1/t/objects/b HTTP/1.1\r\nHost: x\r\nContent-Length: +3\r\n\r\nabc"),
+        ("conflicting Content-Lengths", "POST /1/t/objects/b HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nContent-Length: 4\r\n\r\nabcd"),
+        ("a Content-Length list that conflicts", "POST /1/t/objects/b HTTP/1.1\r\nHost: x\r\nContent-Length: 3, 4\r\n\r\nabcd"),
+        ("Content-Length with chunked", "POST /1/t/objects/b HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n"),
+        ("chunk data without its CRLF", "POST /1/t/objects/b HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabcXY0\r\n\r\n"),
+        ("chunk data with a wrong terminator", "POST /1/t/objects/b HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\rX0\r\n\r\n"),
+        ("an over-long chunk-size line", "POST /1/t/objects/b HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n1;" + String(repeating: "x", count: 10_000)),
+        ("a signed chunk size", "POST /1/t/objects/b HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n+3\r\nabc\r\n0\r\n\r\n"),
+        ("a folded header line", "GET /_sandbox/health HTTP/1.1\r\nHost: x\r\nX-A: 1\r\n  2\r\n\r\n"),
+        ("a space before the colon", "GET /_sandbox/health HTTP/1.1\r\nHost : x\r\n\r\n"),
+        ("a coding after chunked", "POST /1/t/objects/b HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked, gzip\r\n\r\n"),
+    ])
+    func rfc9112ViolationsAreAnswered400AndClosed(problem: String, request: String) async throws {
+        let sandbox = try await Sandbox.start()
+        let client = try #require(RawClient(port: sandbox.port))
+        client.send(request)
+        let received = await client.readToEnd()
+        #expect(received.text.hasPrefix("HTTP/1.1 400 Bad Request"), "for \(problem): \(received.text.prefix(200).debugDescription)")
+        #expect(received.text.contains("Connection: close"), "for \(problem)")
+        #expect(received.closed)
+        await sandbox.stop()
+    }
+
+    @Test func identicalDuplicateContentLengthsAreOneLength() async throws {
+        let sandbox = try await Sandbox.start()
+        let client = try #require(RawClient(port: sandbox.port))
+        client.send("GET /_sandbox/health HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nContent-Length: 2\r\n\r\nab"
+            + "GET /_sandbox/health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        let text = await client.readToEnd().text
+        #expect(occurrences(of: "HTTP/1.1 200 OK", in: text) == 2, "got \(text.debugDescription)")
+        await sandbox.stop()
+    }
+
+    @Test func bareLFLineEndingsAreAcceptedAsRFC9112Allows() async throws {
+        let sandbox = try await Sandbox.start()
+        let client = try #require(RawClient(port: sandbox.port))
+        client.send("GET /_sandbox/health HTTP/1.1\nHost: x\n\nGET /_sandbox/health HTTP/1.1\r\nHost: x\nConnection: close\n\r\n")
+        let text = await client.readToEnd().text
+        #expect(occurrences(of: "HTTP/1.1 200 OK", in: text) == 2, "got \(text.debugDescription)")
+        #expect(text.hasSuffix(#"{"status":"ok"}"#))
+
+        let chunked = try #require(RawClient(port: sandbox.port))
+        chunked.send("POST /1/sandbox-tenant/objects/todos HTTP/1.1\nX-Application-Id: sandbox-app-id\n"
+            + "X-Application-Key: sandbox-app-key\nContent-Type: application/json\nTransfer-Encoding: chunked\nConnection: close\n\n"
+            + "4\n{\"a\"\n3\n:1}\n0\n\n")
+        let created = await chunked.readToEnd().text
+        #expect(created.hasPrefix("HTTP/1.1 201 Created"), "got \(created.debugDescription)")
+        await sandbox.stop()
+    }
+
+    @Test func aBareCRInTheHeadIs400() async throws {
+        let sandbox = try await Sandbox.start()
+        let client = try #require(RawClient(port: sandbox.port))
+        client.send("GET /_sandbox/health HTTP/1.1\r\nHost: x\rX-Smuggled: 1\r\n\r\n")
+        #expect(await client.readToEnd().text.hasPrefix("HTTP/1.1 400 Bad Request"))
+        await sandbox.stop()
+    }
+
+    @Test func headIsAnsweredWithGETsHeadersAndNoBody() async throws {
+        let sandbox = try await Sandbox.start()
+        let client = try #require(RawClient(port: sandbox.port))
+        // Keep-alive: the second response must start right where the first one's head ends.
+        client.send("HEAD /_sandbox/health HTTP/1.1\r\nHost: x\r\n\r\nGET /_sandbox/health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        let text = await client.readToEnd().text
+        let responses = text.components(separatedBy: "\r\n\r\n")
+        #expect(responses.count == 3, "got \(text.debugDescription)")
+        #expect(responses.first?.hasPrefix("HTTP/1.1 200 OK") == true)
+        #expect(responses.first?.contains("Content-Length: 15") == true)
+        #expect(responses.dropFirst().first?.hasPrefix("HTTP/1.1 200 OK") == true, "the HEAD response had a body: \(text.debugDescription)")
+        #expect(responses.last == #"{"status":"ok"}"#)
         await sandbox.stop()
     }
 }

@@ -8,7 +8,10 @@ import Darwin
 
 /// A bare TCP client for sending exactly the bytes a test wants (malformed or pipelined
 /// requests that no HTTP library would write).
-final class RawClient {
+///
+/// Reads block a thread of their own, never the cooperative pool; they have no deadline of
+/// their own (a test's time limit bounds them) and end when the awaiting task is cancelled.
+final class RawClient: Sendable {
     private let fd: Int32
 
     init?(port: Int) {
@@ -33,9 +36,18 @@ final class RawClient {
 
     deinit { close(fd) }
 
-    func send(_ text: String) {
+    /// Sends all of `text`; false when the peer is gone.
+    @discardableResult
+    func send(_ text: String) -> Bool {
         let bytes = Array(text.utf8)
-        _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes.withUnsafeBytes { sendBytes(fd, $0.baseAddress?.advanced(by: offset), $0.count - offset) }
+            if written < 0 && errno == EINTR { continue }
+            guard written > 0 else { return false }
+            offset += written
+        }
+        return true
     }
 
     /// Half-closes the connection: the server sees the end of the request stream.
@@ -47,19 +59,59 @@ final class RawClient {
         #endif
     }
 
-    /// Reads until `predicate` holds for the text so far, the peer closes, or 10 s pass.
-    func read(until predicate: (String) -> Bool) -> String {
-        var received: [UInt8] = []
-        let deadline = Date().addingTimeInterval(10)
-        while Date() < deadline {
-            var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            guard poll(&descriptor, 1, 100) > 0 else { continue }
-            var chunk = [UInt8](repeating: 0, count: 65_536)
-            let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            if count <= 0 { break }
-            received += chunk[0..<count]
-            if predicate(String(decoding: received, as: UTF8.self)) { break }
+    /// What a read saw.
+    struct Received: Sendable {
+        var text: String
+        /// Whether the peer closed the connection (end of stream or reset).
+        var closed: Bool
+    }
+
+    /// Reads until `predicate` holds for the text so far or the peer closes.
+    func read(until predicate: @escaping @Sendable (String) -> Bool) async -> String {
+        await receive(until: predicate).text
+    }
+
+    /// Reads until the peer closes the connection.
+    func readToEnd() async -> Received {
+        await receive { _ in false }
+    }
+
+    /// Reads until `predicate` holds for the text so far or the peer closes.
+    func receive(until predicate: @escaping @Sendable (String) -> Bool) async -> Received {
+        let fd = self.fd
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Received, Never>) in
+                let thread = Thread {
+                    var received: [UInt8] = []
+                    var closed = false
+                    while true {
+                        var chunk = [UInt8](repeating: 0, count: 65_536)
+                        let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+                        if count < 0 && errno == EINTR { continue }
+                        if count <= 0 {
+                            closed = true
+                            break
+                        }
+                        received += chunk[0..<count]
+                        if predicate(String(decoding: received, as: UTF8.self)) { break }
+                    }
+                    continuation.resume(returning: Received(text: String(decoding: received, as: UTF8.self), closed: closed))
+                }
+                thread.start()
+            }
+        } onCancel: {
+            // Wakes the blocked recv with an end of stream.
+            #if canImport(Glibc)
+            _ = shutdown(fd, Int32(SHUT_RD))
+            #else
+            _ = shutdown(fd, SHUT_RD)
+            #endif
         }
-        return String(decoding: received, as: UTF8.self)
     }
 }
+
+#if canImport(Glibc)
+private func sendBytes(_ fd: Int32, _ bytes: UnsafeRawPointer?, _ count: Int) -> Int { Glibc.send(fd, bytes, count, Int32(MSG_NOSIGNAL)) }
+#else
+private func sendBytes(_ fd: Int32, _ bytes: UnsafeRawPointer?, _ count: Int) -> Int { Darwin.send(fd, bytes, count, 0) }
+#endif

@@ -21,6 +21,10 @@ enum Socket {
     static func listen(port: Int) throws(SandboxError) -> (fd: Int32, port: Int) {
         let fd = socket(AF_INET, streamType, 0)
         guard fd >= 0 else { throw SandboxError.socket("socket", errno) }
+        // Non-blocking, so an accept(2) after a peer gave up between poll(2) and accept(2)
+        // returns EAGAIN instead of blocking the accepting thread.
+        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
         var yes: Int32 = 1
         _ = setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
         #if canImport(Darwin)
@@ -56,33 +60,115 @@ enum Socket {
         return (fd, Int(UInt16(bigEndian: actual.sin_port)))
     }
 
-    /// Waits up to `milliseconds` for `fd` to become readable.
-    static func waitReadable(_ fd: Int32, milliseconds: Int32) -> Bool {
-        var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-        return poll(&descriptor, 1, milliseconds) > 0
+    /// What a wait for a socket ended with.
+    enum Readiness: Equatable {
+        /// The socket has bytes (or its end of stream, or an error) to read.
+        case readable
+        /// The wake descriptor fired: the server is stopping.
+        case woken
+        /// The time ran out (or a signal interrupted the wait: the caller checks its clock).
+        case timedOut
     }
 
-    /// Accepts one connection, or nil.
-    static func accept(_ fd: Int32) -> Int32? {
-        let client = posixAccept(fd, nil, nil)
-        guard client >= 0 else { return nil }
+    /// Waits up to `milliseconds` (-1: no limit) for `fd` to become readable or `wake` (the
+    /// read end of the server's stop pipe, -1 for none) to fire.
+    static func wait(_ fd: Int32, wake: Int32, milliseconds: Int32) -> Readiness {
+        var descriptors = [pollfd(fd: wake, events: Int16(POLLIN), revents: 0), pollfd(fd: fd, events: Int16(POLLIN), revents: 0)]
+        let count = descriptors.withUnsafeMutableBufferPointer { poll($0.baseAddress, nfds_t($0.count), milliseconds) }
+        guard count > 0 else { return .timedOut }
+        if descriptors[0].revents != 0 { return .woken }
+        return descriptors[1].revents != 0 ? .readable : .timedOut
+    }
+
+    /// Milliseconds for poll(2) from a duration: rounded up, so a wait never ends before its
+    /// time, and clamped to what poll takes.
+    static func pollMilliseconds(_ duration: Duration) -> Int32 {
+        guard duration > .zero else { return 0 }
+        let (seconds, attoseconds) = duration.components
+        guard seconds < 86_400 else { return 86_400_000 }
+        return Int32(seconds * 1000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000)
+    }
+
+    /// A pipe whose write end, written once, wakes every ``wait(_:wake:milliseconds:)`` on its
+    /// read end for good (it is never drained).
+    static func makeWakePipe() throws(SandboxError) -> (read: Int32, write: Int32) {
+        var ends: [Int32] = [-1, -1]
+        guard pipe(&ends) == 0 else { throw SandboxError.socket("pipe", errno) }
+        for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+        return (ends[0], ends[1])
+    }
+
+    /// Fires a pipe made by ``makeWakePipe()``.
+    static func signalWake(_ writeEnd: Int32) {
+        var byte: UInt8 = 1
+        #if canImport(Glibc)
+        _ = Glibc.write(writeEnd, &byte, 1)
+        #else
+        _ = Darwin.write(writeEnd, &byte, 1)
+        #endif
+    }
+
+    /// What accept(2) gave.
+    enum AcceptResult: Equatable {
+        case connection(Int32)
+        /// Nothing to take after all (the peer gave up first, or a transient error): try again.
+        case retry
+        /// The process or the system has no descriptor (or buffer) left: waiting is the only
+        /// cure, retrying at once spins.
+        case outOfResources(errno: Int32)
+        /// Any other failure.
+        case failed(errno: Int32)
+    }
+
+    /// The accept(2) call itself: an injection point for tests.
+    typealias AcceptCall = @Sendable (Int32) -> Int32
+
+    static let systemAccept: AcceptCall = { posixAccept($0, nil, nil) }
+
+    /// Accepts one connection, retrying a call a signal interrupted.
+    static func accept(_ fd: Int32, call: AcceptCall = systemAccept) -> AcceptResult {
+        var client: Int32
+        repeat { client = call(fd) } while client < 0 && errno == EINTR
+        guard client >= 0 else {
+            let code = errno
+            switch code {
+            case EMFILE, ENFILE, ENOBUFS, ENOMEM: return .outOfResources(errno: code)
+            case EAGAIN, EWOULDBLOCK, ECONNABORTED, EPROTO, EPERM: return .retry
+            default: return .failed(errno: code)
+            }
+        }
+        // Not inherited by child processes (tests run curl), and blocking whatever the
+        // listening socket is (Darwin's accept copies O_NONBLOCK).
+        _ = fcntl(client, F_SETFD, FD_CLOEXEC)
+        _ = fcntl(client, F_SETFL, fcntl(client, F_GETFL) & ~O_NONBLOCK)
         var yes: Int32 = 1
         _ = setsockopt(client, Int32(IPPROTO_TCP), TCP_NODELAY, &yes, socklen_t(MemoryLayout<Int32>.size))
         #if canImport(Darwin)
         _ = setsockopt(client, SOL_SOCKET, SO_NOSIGPIPE, &yes, socklen_t(MemoryLayout<Int32>.size))
         #endif
-        return client
+        return .connection(client)
     }
 
-    /// Reads what is available (up to 64 KiB); nil on end of stream or error.
-    static func read(_ fd: Int32) -> [UInt8]? {
+    /// The recv(2) call itself: an injection point for tests.
+    typealias ReceiveCall = (Int32, UnsafeMutableRawPointer?, Int) -> Int
+
+    static func systemReceive(_ fd: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int {
+        recv(fd, buffer, count, 0)
+    }
+
+    /// Reads what is available (up to 64 KiB), retrying a call a signal interrupted; nil on
+    /// end of stream or error.
+    static func read(_ fd: Int32, call: ReceiveCall = systemReceive) -> [UInt8]? {
         var chunk = [UInt8](repeating: 0, count: 65_536)
-        let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+        var count: Int
+        repeat {
+            count = chunk.withUnsafeMutableBytes { call(fd, $0.baseAddress, $0.count) }
+        } while count < 0 && errno == EINTR
         guard count > 0 else { return nil }
         return Array(chunk[0..<count])
     }
 
-    /// Writes all of `bytes`; false when the peer went away.
+    /// Writes all of `bytes`, retrying calls a signal interrupted; false when the peer went away.
     static func write<Bytes: ContiguousBytes>(_ fd: Int32, _ bytes: Bytes) -> Bool {
         bytes.withUnsafeBytes { buffer in
             var offset = 0
@@ -96,6 +182,29 @@ enum Socket {
             }
             return true
         }
+    }
+
+    /// Answers a connection the server will not serve and closes it, never blocking: `bytes`
+    /// go out only if the send buffer takes them at once (a fresh socket's always does). What
+    /// the client already sent is read first, so the close sends FIN rather than a reset that
+    /// could discard the answer.
+    static func refuse(_ fd: Int32, with bytes: [UInt8]) {
+        _ = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, noSignal | Int32(MSG_DONTWAIT)) }
+        shutdownWriting(fd)
+        var sink = [UInt8](repeating: 0, count: 4096)
+        var reads = 0
+        while reads < 16, sink.withUnsafeMutableBytes({ recv(fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }) > 0 {
+            reads += 1
+        }
+        close(fd)
+    }
+
+    static func shutdownWriting(_ fd: Int32) {
+        #if canImport(Glibc)
+        _ = shutdown(fd, Int32(SHUT_WR))
+        #else
+        _ = shutdown(fd, SHUT_WR)
+        #endif
     }
 
     static func shutdownBoth(_ fd: Int32) {
