@@ -20,10 +20,13 @@ let package = Package(
     targets: [
         // The bus. Standard library, Synchronization and FoundationEssentials only,
         // so an app can take it alone.
-        .target(name: "Herald"),
+        .target(name: "Herald", dependencies: ["HeraldSync"]),
+
+        // The one lock of every module (a Mutex the thread sanitizer can see). Synchronization only.
+        .target(name: "HeraldSync"),
 
         // The command-line tool. Until the daemon lands it runs the bus demo.
-        .executableTarget(name: "herald", dependencies: ["HeraldRuntime", "HeraldSubscribers", "HeraldServices"]),
+        .executableTarget(name: "herald", dependencies: ["HeraldRuntime", "HeraldSubscribers", "HeraldServices", "HeraldSync"]),
 
         // Side-by-side benchmarks against Foundation and the standard library.
         .executableTarget(
@@ -41,7 +44,7 @@ let package = Package(
 
         // HTTP clients of the three services (Twitter-style API, Tiqav, NEC BaaS), OAuth 1.0a,
         // models and their JSON / XML parsing. Foundation only; knows nothing of the bus.
-        .target(name: "HeraldServices"),
+        .target(name: "HeraldServices", dependencies: ["HeraldSync"]),
 
         // A loopback HTTP/1.1 emulator of the three services, with fault injection.
         // It shares no code with HeraldServices so a client bug cannot hide behind its mirror.
@@ -54,11 +57,11 @@ let package = Package(
         ),
 
         // Helpers shared by the test targets (curl as a real client).
-        .target(name: "HeraldTestSupport", path: "Tests/HeraldTestSupport"),
-        .testTarget(name: "HeraldServicesTests", dependencies: ["HeraldServices", "HeraldSandbox", "HeraldTestSupport"]),
-        .testTarget(name: "HeraldSandboxTests", dependencies: ["HeraldSandbox", "HeraldTestSupport"]),
+        .target(name: "HeraldTestSupport", dependencies: ["HeraldSync"], path: "Tests/HeraldTestSupport"),
+        .testTarget(name: "HeraldServicesTests", dependencies: ["HeraldServices", "HeraldSandbox", "HeraldTestSupport", "HeraldSync"]),
+        .testTarget(name: "HeraldSandboxTests", dependencies: ["HeraldSandbox", "HeraldTestSupport", "HeraldSync"]),
 
-        .testTarget(name: "HeraldTests", dependencies: ["Herald", "HeraldTestSupport"]),
+        .testTarget(name: "HeraldTests", dependencies: ["Herald", "HeraldTestSupport", "HeraldSync"]),
         .testTarget(
             name: "ExampleTests",
             dependencies: ["Herald"],
@@ -67,7 +70,7 @@ let package = Package(
 
         // The daemon: loader actors, subscribers, config.json, schedules and wiring.
         .target(name: "HeraldLoaders", dependencies: ["Herald", "HeraldServices"]),
-        .target(name: "HeraldSubscribers", dependencies: ["Herald", "HeraldServices"]),
+        .target(name: "HeraldSubscribers", dependencies: ["Herald", "HeraldServices", "HeraldSync"]),
         .target(
             name: "HeraldRuntime",
             dependencies: ["Herald", "HeraldServices", "HeraldLoaders", "HeraldSubscribers", "HeraldSandbox"]
@@ -87,9 +90,9 @@ let package = Package(
             dependencies: ["Herald", "HeraldLoaders", "HeraldServices", "HeraldSandbox"],
             path: "Examples/todo-flow"
         ),
-        .testTarget(name: "HeraldLoadersTests", dependencies: ["HeraldLoaders", "HeraldServices", "HeraldSandbox"]),
-        .testTarget(name: "HeraldRuntimeTests", dependencies: ["HeraldRuntime", "HeraldSubscribers", "HeraldLoaders", "HeraldSandbox", "HeraldTestSupport"]),
-        .testTarget(name: "HeraldCLITests", dependencies: ["HeraldTestSupport"]),
+        .testTarget(name: "HeraldLoadersTests", dependencies: ["HeraldLoaders", "HeraldServices", "HeraldSandbox", "HeraldSync"]),
+        .testTarget(name: "HeraldRuntimeTests", dependencies: ["HeraldRuntime", "HeraldSubscribers", "HeraldLoaders", "HeraldSandbox", "HeraldTestSupport", "HeraldSync"]),
+        .testTarget(name: "HeraldCLITests", dependencies: ["HeraldTestSupport", "HeraldSync"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,3 +1,4 @@
+import HeraldSync
 /// Keeps inline delivery in causal order when handlers publish.
 ///
 /// While an event is delivered to several subscribers, a handler may publish another event. If

@@ -1,3 +1,4 @@
+import HeraldSync
 import Synchronization
 
 /// One event waiting in a mailbox, with what the bus needs to account for it.

@@ -1,4 +1,5 @@
 #if canImport(FoundationEssentials)
+import HeraldSync
 import FoundationEssentials
 #else
 import Foundation

@@ -1,6 +1,7 @@
 import Foundation
 import Herald
 import Synchronization
+import HeraldSync
 
 /// Archives bus events to a JSON Lines file: one envelope per line (`seq`, `time` in ISO 8601
 /// UTC with milliseconds, `topic`, `sender`, `id`, `correlation`, `event`).
@@ -35,9 +36,9 @@ public final class FileSink: Sendable {
     /// Size-based rotation, if any.
     public let rotation: FileSinkRotation?
     private let clock: any Clock<Duration>
-    let state: Mutex<State>
-    private let subscription = Mutex<Subscription?>(nil)
-    private let syncTask = Mutex<Task<Void, Never>?>(nil)
+    let state: SyncLock<State>
+    private let subscription = SyncLock<Subscription?>(nil)
+    private let syncTask = SyncLock<Task<Void, Never>?>(nil)
 
     /// Creates a sink; nothing is opened or written until ``start(on:)`` or ``archive(_:)``.
     ///
@@ -55,7 +56,7 @@ public final class FileSink: Sendable {
         self.syncEvery = max(syncEvery, .milliseconds(1))
         self.rotation = rotation
         self.clock = clock
-        self.state = Mutex(State())
+        self.state = SyncLock(State())
     }
 
     deinit {

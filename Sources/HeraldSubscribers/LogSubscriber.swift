@@ -1,6 +1,7 @@
 import Foundation
 import Herald
 import Synchronization
+import HeraldSync
 
 /// Writes one line per event to a ``LogWriter``: human-readable text (the default), `logfmt`
 /// or JSON, filtered by topic patterns and a minimum level, secrets masked by a ``Redactor``.
@@ -19,7 +20,7 @@ public final class LogSubscriber: Sendable {
     private let writer: any LogWriter
     private let summarizers: [EventSummarizer]
     private let redactor: Redactor
-    private let subscription = Mutex<Subscription?>(nil)
+    private let subscription = SyncLock<Subscription?>(nil)
 
     /// Creates a subscriber; nothing is logged until ``start(on:)``.
     ///

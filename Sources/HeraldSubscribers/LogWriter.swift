@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import HeraldSync
 
 /// Where a log subscriber's lines go.
 ///
@@ -12,11 +13,11 @@ public protocol LogWriter: Sendable {
 
 /// Writes lines to a file handle: standard error, standard output, or a file opened for append.
 public final class FileHandleLogWriter: LogWriter {
-    private let handle: Mutex<FileHandle>
+    private let handle: SyncLock<FileHandle>
 
     /// Writes to `handle`.
     public init(handle: FileHandle) {
-        self.handle = Mutex(handle)
+        self.handle = SyncLock(handle)
     }
 
     /// Writes to standard error.
@@ -49,7 +50,7 @@ public final class FileHandleLogWriter: LogWriter {
 
 /// Keeps lines in memory: for tests, and for programs that show recent log lines.
 public final class InMemoryLogWriter: LogWriter {
-    private let storage = Mutex<[String]>([])
+    private let storage = SyncLock<[String]>([])
 
     /// Creates an empty writer.
     public init() {}

@@ -1,3 +1,4 @@
+import HeraldSync
 import HeraldRuntime
 import Synchronization
 
@@ -10,7 +11,7 @@ import Darwin
 /// What `herald post` knows when a signal stops it: which signal came, and how far the post had
 /// gone, so the one line it prints says what is true.
 final class PostInterruption: Sendable {
-    private let state = Mutex<(signal: Int32?, stage: SinglePost.Stage?)>((nil, nil))
+    private let state = SyncLock<(signal: Int32?, stage: SinglePost.Stage?)>((nil, nil))
 
     /// Remembers the first signal.
     func signalled(_ number: Int32) {

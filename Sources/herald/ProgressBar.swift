@@ -1,12 +1,13 @@
 import Foundation
 import HeraldServices
 import Synchronization
+import HeraldSync
 
 /// Upload progress on standard error: a bar redrawn in place on a terminal, one plain line per
 /// step otherwise (logs, pipes, CI).
 final class ProgressBar: Sendable {
     private let onTerminal: Bool
-    private let drawn = Mutex(false)
+    private let drawn = SyncLock(false)
 
     init(onTerminal: Bool) {
         self.onTerminal = onTerminal

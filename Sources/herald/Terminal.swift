@@ -1,3 +1,4 @@
+import HeraldSync
 import Foundation
 import Synchronization
 
@@ -50,7 +51,7 @@ enum Terminal {
 
 /// A flag that is set once, remembering when.
 final class Flag: Sendable {
-    private let storage = Mutex<ContinuousClock.Instant?>(nil)
+    private let storage = SyncLock<ContinuousClock.Instant?>(nil)
 
     /// Sets the flag; true the first time.
     func set() -> Bool {
@@ -72,7 +73,7 @@ final class Flag: Sendable {
 
 /// Cancels a task when a signal fires, even if the signal came before the task was attached.
 final class CancelOnSignal: Sendable {
-    private let state = Mutex<(fired: Bool, cancel: (@Sendable () -> Void)?)>((false, nil))
+    private let state = SyncLock<(fired: Bool, cancel: (@Sendable () -> Void)?)>((false, nil))
 
     func fire() {
         let cancel = state.withLock { state in

@@ -1,3 +1,4 @@
+import HeraldSync
 import Foundation
 import Synchronization
 
@@ -139,7 +140,7 @@ final class OutputBuffer: Sendable {
         var nextWaiter: UInt64 = 0
     }
 
-    private let state = Mutex(State())
+    private let state = SyncLock(State())
 
     var text: String { state.withLock { String(decoding: $0.data, as: UTF8.self) } }
 
@@ -209,7 +210,7 @@ final class OutputBuffer: Sendable {
 
 /// The first exit status learnt, from Foundation or from waitid.
 final class ExitStatus: Sendable {
-    private let storage = Mutex<Int32?>(nil)
+    private let storage = SyncLock<Int32?>(nil)
 
     func record(_ status: Int32) { storage.withLock { $0 = $0 ?? status } }
     var value: Int32? { storage.withLock { $0 } }

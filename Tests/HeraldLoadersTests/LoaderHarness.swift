@@ -4,6 +4,7 @@ import HeraldLoaders
 import HeraldSandbox
 import HeraldServices
 import Synchronization
+import HeraldSync
 
 /// A sandbox on test-controlled time, a bus that records every `loader.>` event, and clients
 /// pointed at the sandbox through a transport that records each request's URL.
@@ -77,8 +78,8 @@ struct LoaderHarness {
 
 /// Records every `loader.>` envelope, inline, in publication order.
 final class EventRecorder: Sendable {
-    private let storage = Mutex<[Envelope<any Event>]>([])
-    private let subscription = Mutex<Subscription?>(nil)
+    private let storage = SyncLock<[Envelope<any Event>]>([])
+    private let subscription = SyncLock<Subscription?>(nil)
 
     init(bus: EventBus) throws {
         let token = try bus.subscribe(matching: "loader.>") { [weak self] envelope in
@@ -95,7 +96,7 @@ final class EventRecorder: Sendable {
 
 /// The sandbox's time in a test: a fixed date that moves only by ``advance(by:)``.
 final class TestTime: Sendable {
-    private let date = Mutex(Date(timeIntervalSince1970: 1_780_000_000))
+    private let date = SyncLock(Date(timeIntervalSince1970: 1_780_000_000))
 
     var now: Date { date.withLock { $0 } }
 
@@ -108,8 +109,8 @@ final class TestTime: Sendable {
 /// at a gate, so a load stays in flight until the test lets it finish.
 final class RecordingTransport: HTTPTransport {
     private let base: any HTTPTransport
-    private let urls = Mutex<[URL]>([])
-    private let gate = Mutex<Gate?>(nil)
+    private let urls = SyncLock<[URL]>([])
+    private let gate = SyncLock<Gate?>(nil)
 
     init(_ base: any HTTPTransport) {
         self.base = base
@@ -139,7 +140,7 @@ final class RecordingTransport: HTTPTransport {
 
 /// Tasks wait at it until it opens, once and for good.
 final class Gate: Sendable {
-    private let state = Mutex<(open: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
+    private let state = SyncLock<(open: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
 
     func open() {
         let waiters = state.withLock { state in

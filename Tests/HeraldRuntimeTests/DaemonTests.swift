@@ -5,10 +5,11 @@ import HeraldSubscribers
 import Synchronization
 import HeraldTestSupport
 import Testing
+import HeraldSync
 
 /// Collects lines and lets a test await a condition on them, without sleeping.
 final class WatchedWriter: LogWriter {
-    private let state = Mutex<(lines: [String], waiters: [CheckedContinuation<Void, Never>])>(([], []))
+    private let state = SyncLock<(lines: [String], waiters: [CheckedContinuation<Void, Never>])>(([], []))
 
     func write(_ line: String) {
         let waiters = state.withLock { state in
@@ -59,7 +60,7 @@ final class WatchedWriter: LogWriter {
         defer { try? FileManager.default.removeItem(at: state) }
         let writer = WatchedWriter()
         let daemon = Self.daemon(try Self.demo(state: state), writer: writer)
-        let started = Mutex<DaemonStarted?>(nil)
+        let started = SyncLock<DaemonStarted?>(nil)
         let run = Task { try await daemon.run { info in started.withLock { $0 = info } } }
 
         let loaders = ["home", "itmedia", "images", "todos"]

@@ -1,3 +1,4 @@
+import HeraldSync
 import Foundation
 import Herald
 @testable import HeraldSubscribers
@@ -18,7 +19,7 @@ import Darwin
     /// Counts the sink's `write(2)` calls, and lets `refuse` answer some itself (it gets the
     /// descriptor, to write part of the bytes as a full disk would).
     final class Writes: Sendable {
-        let sizes = Mutex<[Int]>([])
+        let sizes = SyncLock<[Int]>([])
         let refuse: @Sendable (Int32, UnsafeRawBufferPointer) -> Int?
 
         init(refuse: @escaping @Sendable (Int32, UnsafeRawBufferPointer) -> Int? = { _, _ in nil }) {

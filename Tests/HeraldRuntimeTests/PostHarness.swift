@@ -6,6 +6,7 @@ import HeraldServices
 @testable import HeraldSubscribers
 import HeraldTestSupport
 import Synchronization
+import HeraldSync
 
 /// Records envelopes and lets a test await a condition on them, with a generous bound and
 /// without sleeping.
@@ -20,7 +21,7 @@ final class EnvelopeRecorder: Sendable {
         var waiters: [UUID: Waiter] = [:]
     }
 
-    private let state = Mutex(State())
+    private let state = SyncLock(State())
 
     var envelopes: [Envelope<any Event>] { state.withLock { $0.envelopes } }
     var topics: [String] { envelopes.map(\.topic.name) }

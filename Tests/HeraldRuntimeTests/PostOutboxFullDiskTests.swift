@@ -1,3 +1,4 @@
+import HeraldSync
 import Foundation
 import Herald
 @testable import HeraldSubscribers
@@ -14,7 +15,7 @@ import Darwin
 /// A disk for the outbox that a test fills and frees: while full, every journal write fails
 /// with ENOSPC, as `write(2)` does on a full file system.
 final class FillableDisk: Sendable {
-    private let state = Mutex((full: false, refused: 0))
+    private let state = SyncLock((full: false, refused: 0))
 
     /// Writes refused so far.
     var refused: Int { state.withLock { $0.refused } }

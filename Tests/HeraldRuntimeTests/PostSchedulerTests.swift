@@ -7,14 +7,15 @@ import HeraldServices
 import HeraldTestSupport
 import Synchronization
 import Testing
+import HeraldSync
 
 /// A post service that answers from a script (errors, then ids), recording each call.
 final class ScriptedPostService: PostService {
-    private let script: Mutex<[Result<String, ServiceError>]>
-    private let calls = Mutex<[(key: String, mayExist: Bool)]>([])
+    private let script: SyncLock<[Result<String, ServiceError>]>
+    private let calls = SyncLock<[(key: String, mayExist: Bool)]>([])
 
     init(_ script: [Result<String, ServiceError>]) {
-        self.script = Mutex(script)
+        self.script = SyncLock(script)
     }
 
     var recorded: [(key: String, mayExist: Bool)] { calls.withLock { $0 } }
@@ -29,7 +30,7 @@ final class ScriptedPostService: PostService {
 /// A post service whose requests never finish until cancelled (a daemon stopped mid-post);
 /// `entered` fires when a request has started.
 final class HangingPostService: PostService {
-    private let state = Mutex<(entered: Bool, waiter: CheckedContinuation<Void, Never>?, hung: CheckedContinuation<Void, Never>?, cancelled: Bool)>(
+    private let state = SyncLock<(entered: Bool, waiter: CheckedContinuation<Void, Never>?, hung: CheckedContinuation<Void, Never>?, cancelled: Bool)>(
         (false, nil, nil, false))
 
     func post(_ intent: PostIntent, mayExist: Bool, progress: @escaping @Sendable (UploadProgress) -> Void) async throws -> String {

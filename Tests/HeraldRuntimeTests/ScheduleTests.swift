@@ -4,15 +4,16 @@ import HeraldRuntime
 import Synchronization
 import HeraldTestSupport
 import Testing
+import HeraldSync
 
 /// Plays scripted outcomes and records the clock's time at each load.
 final class ScriptedLoads: Sendable {
-    private let state: Mutex<(outcomes: [LoadOutcome], times: [Duration])>
+    private let state: SyncLock<(outcomes: [LoadOutcome], times: [Duration])>
     private let clock: ManualClock
     private let loadDuration: Duration
 
     init(_ outcomes: [LoadOutcome], clock: ManualClock, loadDuration: Duration = .zero) {
-        self.state = Mutex((outcomes, []))
+        self.state = SyncLock((outcomes, []))
         self.clock = clock
         self.loadDuration = loadDuration
     }

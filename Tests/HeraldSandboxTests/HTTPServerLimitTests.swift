@@ -10,6 +10,7 @@ import Darwin
 #endif
 
 @testable import HeraldSandbox
+import HeraldSync
 
 /// The server's bounds: connections, body bytes held, head time, and what happens when accept
 /// runs out of descriptors. Nothing here measures time: deadlines follow an injected clock.
@@ -130,9 +131,9 @@ import Darwin
     @Test func acceptOutOfDescriptorsBacksOffOncePerFailureAndRecovers() async throws {
         // accept(2) fails with EMFILE five times, then works: each failure must be followed by
         // one wait, growing, and the pending connection served afterwards.
-        let failuresLeft = Mutex(5)
-        let attempts = Mutex(0)
-        let waits = Mutex<[Duration]>([])
+        let failuresLeft = SyncLock(5)
+        let attempts = SyncLock(0)
+        let waits = SyncLock<[Duration]>([])
         var seams = HTTPServer.Seams()
         seams.accept = { fd in
             attempts.withLock { $0 += 1 }
@@ -188,7 +189,7 @@ import Darwin
         #expect(read == Array("hi".utf8))
         #expect(interruptions == 0)
 
-        let acceptInterruptions = Mutex(1)
+        let acceptInterruptions = SyncLock(1)
         let peer = fds[1]
         let accepted = Socket.accept(fds[0]) { _ in
             if acceptInterruptions.withLock({ left -> Bool in defer { left -= 1 }; return left > 0 }) {

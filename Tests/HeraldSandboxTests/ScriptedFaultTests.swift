@@ -4,11 +4,12 @@ import Synchronization
 import Testing
 
 @testable import HeraldSandbox
+import HeraldSync
 
 /// A wall clock a test sets by hand.
 final class SettableTime: Sendable {
-    private let date: Mutex<Date>
-    init(_ start: Date) { date = Mutex(start) }
+    private let date: SyncLock<Date>
+    init(_ start: Date) { date = SyncLock(start) }
     var now: Date { date.withLock { $0 } }
     func advance(by seconds: TimeInterval) { date.withLock { $0 = $0.addingTimeInterval(seconds) } }
 }

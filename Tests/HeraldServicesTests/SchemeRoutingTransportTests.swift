@@ -3,15 +3,16 @@ import Synchronization
 import Testing
 
 @testable import HeraldServices
+import HeraldSync
 
 /// Which transport a URL goes to, and how plain-http redirects are followed.
 @Suite struct SchemeRoutingTransportTests {
     /// Answers from a script, first to last (the last one repeats), recording each request.
     final class ScriptedTransport: HTTPTransport {
-        private let state: Mutex<(answers: [HTTPResponse], requests: [HTTPRequest])>
+        private let state: SyncLock<(answers: [HTTPResponse], requests: [HTTPRequest])>
 
         init(_ answers: [HTTPResponse] = [HTTPResponse(status: 200)]) {
-            state = Mutex((answers, []))
+            state = SyncLock((answers, []))
         }
 
         var requests: [HTTPRequest] { state.withLock { $0.requests } }

@@ -1,4 +1,5 @@
 import Synchronization
+import HeraldSync
 
 /// A clock that moves only when a test says so. Sleepers wait until ``advance(by:)`` or
 /// ``advanceToNextDeadline()`` passes their deadline; ``waitForSleepers(_:)`` lets a test wait
@@ -28,7 +29,7 @@ public final class ManualClock: Clock, Sendable {
         var watchers: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
     }
 
-    private let state = Mutex(State())
+    private let state = SyncLock(State())
 
     public var now: Instant { state.withLock { $0.now } }
     public var minimumResolution: Duration { .zero }

@@ -1,5 +1,6 @@
 import Herald
 import Testing
+import HeraldSync
 
 @Suite struct LifecycleTests {
     @Test func subscriptionIsLiveWhenSubscribeReturns() async throws {
@@ -69,7 +70,7 @@ import Testing
 
     final class SelfSubscribing: Sendable {
         let received = Recorder<Int>()
-        let subscription = Mutex<Subscription?>(nil)
+        let subscription = SyncLock<Subscription?>(nil)
     }
 
     @Test func weakObserverHoldingItsOwnTokenMakesNoCycle() throws {

@@ -4,6 +4,7 @@ import Herald
 
 import Synchronization
 import Testing
+import HeraldSync
 
 // MARK: Events used by the tests
 
@@ -105,7 +106,7 @@ final class Recorder<Value: Sendable>: Sendable {
 
 /// A settable wall clock for envelope timestamps and retention.
 final class TestDate: Sendable {
-    private let date = Mutex(Date(timeIntervalSince1970: 1_700_000_000))
+    private let date = SyncLock(Date(timeIntervalSince1970: 1_700_000_000))
     var now: Date { date.withLock { $0 } }
     func advance(by seconds: Double) { date.withLock { $0 = $0.addingTimeInterval(seconds) } }
 }

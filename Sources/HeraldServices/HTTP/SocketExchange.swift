@@ -1,3 +1,4 @@
+import HeraldSync
 import Foundation
 import Synchronization
 
@@ -16,7 +17,7 @@ import Darwin
 final class SocketExchange: Sendable {
     private enum Phase { case running, cancelled, finished }
 
-    private let phase = Mutex(Phase.running)
+    private let phase = SyncLock(Phase.running)
     private let wakeRead: Int32
     private let wakeWrite: Int32
     private let request: HTTP1RequestEncoder

@@ -1,3 +1,4 @@
+import HeraldSync
 import Foundation
 import HeraldServices
 import Synchronization
@@ -82,7 +83,7 @@ final class PostOutbox: Sendable {
     let path: String
     /// Done keys kept at compaction (the newest ones).
     static let keptDoneKeys = 100_000
-    private let descriptor = Mutex<Int32>(-1)
+    private let descriptor = SyncLock<Int32>(-1)
     private let write: Write
 
     /// - Parameter write: what writes the journal's bytes; tests make it refuse (a full disk).

@@ -2,6 +2,7 @@ import Foundation
 import Herald
 import HeraldServices
 import Synchronization
+import HeraldSync
 
 /// Turns events into posts, each exactly once, across crashes.
 ///
@@ -67,7 +68,7 @@ public final class PostScheduler: Sendable {
     private let clock: any Clock<Duration>
     private let now: @Sendable () -> Date
     private let faultHook: (@Sendable (FaultPoint) -> Void)?
-    private let state = Mutex(State())
+    private let state = SyncLock(State())
 
     private struct State {
         var bus: EventBus?

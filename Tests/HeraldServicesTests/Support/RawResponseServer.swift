@@ -1,3 +1,4 @@
+import HeraldSync
 import Foundation
 import Synchronization
 
@@ -20,7 +21,7 @@ final class RawResponseServer: Sendable {
         case received(String)
     }
 
-    private let head = Mutex(HeadState.awaited(nil))
+    private let head = SyncLock(HeadState.awaited(nil))
 
     init(response: [UInt8]) throws {
         #if canImport(Glibc)
