@@ -14,7 +14,7 @@ let twitter = TwitterClient(
     baseURL: sandbox.baseURL,
     credentials: OAuthCredentials(consumerKey: keys.consumerKey, consumerSecret: keys.consumerSecret,
                                   token: keys.token, tokenSecret: keys.tokenSecret),
-    transport: URLSessionTransport())
+    transport: SchemeRoutingTransport())
 let bus = EventBus()
 
 // Two loaders on one bus: ITmedia's timeline as XML (as in the seed), and a user that does not exist.

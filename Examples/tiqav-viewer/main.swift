@@ -11,7 +11,7 @@ let arguments = CommandLine.arguments
 let pulls = arguments.firstIndex(of: "--pulls").flatMap { arguments.indices.contains($0 + 1) ? Int(arguments[$0 + 1]) : nil } ?? 3
 
 let sandbox = try await Sandbox.start()
-let client = TiqavClient(baseURL: sandbox.baseURL, imageBaseURL: sandbox.imageBaseURL, transport: URLSessionTransport())
+let client = TiqavClient(baseURL: sandbox.baseURL, imageBaseURL: sandbox.imageBaseURL, transport: SchemeRoutingTransport())
 let bus = EventBus()
 let viewer = try TiqavLoader(id: "viewer", client: client, bus: bus)
 

@@ -20,7 +20,7 @@ let sandbox = try await Sandbox.start()
 let settings = sandbox.configuration
 let baas = BaaSClient(configuration: BaaSConfiguration(
     endpoint: sandbox.baseURL, tenantID: settings.baasTenant, applicationID: settings.baasApplicationID,
-    applicationKey: settings.baasApplicationKey), transport: URLSessionTransport())
+    applicationKey: settings.baasApplicationKey), transport: SchemeRoutingTransport())
 let bus = EventBus()
 let list = try TodoLoader(id: "todos", client: baas, bucket: "todos", bus: bus)
 

@@ -3,7 +3,7 @@ import Testing
 
 /// Each example runs as a process against its own sandbox and exits 0 with the output it promises.
 @Suite struct ExampleProgramTests {
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(5)))
     func timelineObserverSeesOnlyItsLoadersEvents() async throws {
         let binary = try #require(BuiltProducts.url(of: "timeline-observer"))
         let result = try #require(try await ChildProcess.run(binary, []))
@@ -18,7 +18,7 @@ import Testing
         #expect(lines.filter { $0.hasPrefix("  ITmedia NEWS: ") }.count == 5)
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(5)))
     func tiqavViewerPrintsImageURLsOnEachPull() async throws {
         let binary = try #require(BuiltProducts.url(of: "tiqav-viewer"))
         let result = try #require(try await ChildProcess.run(binary, ["--pulls", "2"]))
@@ -31,7 +31,7 @@ import Testing
         #expect(images.prefix(5).allSatisfy { $0.hasPrefix("* ") })
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(5)))
     func todoFlowAddsDeletesAndReloads() async throws {
         let binary = try #require(BuiltProducts.url(of: "todo-flow"))
         let result = try #require(try await ChildProcess.run(binary, []))

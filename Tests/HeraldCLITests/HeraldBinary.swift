@@ -97,17 +97,17 @@ final class ChildProcess: Sendable {
     var stderr: String { err.text }
 
     /// Waits (bounded) until `condition` holds on standard error.
-    func waitForStandardError(within limit: Duration = .seconds(60), _ condition: @escaping @Sendable (String) -> Bool) async -> Bool {
+    func waitForStandardError(within limit: Duration = .seconds(300), _ condition: @escaping @Sendable (String) -> Bool) async -> Bool {
         await err.wait(within: limit, condition)
     }
 
     /// Waits (bounded) until `condition` holds on standard output.
-    func waitForStandardOutput(within limit: Duration = .seconds(60), _ condition: @escaping @Sendable (String) -> Bool) async -> Bool {
+    func waitForStandardOutput(within limit: Duration = .seconds(300), _ condition: @escaping @Sendable (String) -> Bool) async -> Bool {
         await out.wait(within: limit, condition)
     }
 
     /// Waits (bounded) for the process to exit and its output to be read.
-    func finish(within limit: Duration = .seconds(60)) async -> Finished? {
+    func finish(within limit: Duration = .seconds(300)) async -> Finished? {
         guard await exited.waitClosed(within: limit) else {
             process.terminate()
             return nil
@@ -125,7 +125,7 @@ final class ChildProcess: Sendable {
 
     /// Runs to the end.
     static func run(_ executable: URL, _ arguments: [String], in directory: URL? = nil,
-                    within limit: Duration = .seconds(60)) async throws -> Finished? {
+                    within limit: Duration = .seconds(300)) async throws -> Finished? {
         try await ChildProcess(executable, arguments, in: directory).finish(within: limit)
     }
 }

@@ -3,7 +3,7 @@ import HeraldTestSupport
 import Testing
 
 /// `herald post` as a user runs it: against a `herald sandbox` process, with and without a video.
-@Suite(.timeLimit(.minutes(2))) struct PostCommandTests {
+@Suite(.timeLimit(.minutes(5))) struct PostCommandTests {
     static let herald = BuiltProducts.url(of: "herald")
 
     static func config(in directory: URL, sandbox: URL) throws -> URL {

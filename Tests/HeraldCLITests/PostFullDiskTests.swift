@@ -1,4 +1,5 @@
 import Foundation
+import HeraldTestSupport
 import Testing
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -14,7 +15,7 @@ import Darwin
 /// a file fails (EFBIG; herald ignores SIGXFSZ) while the pipes still work. Its todo loader
 /// copies each new todo into a BaaS bucket; the bucket, in a `herald sandbox` process that
 /// outlives the runs, is the judge: each todo is copied exactly once.
-@Suite(.timeLimit(.minutes(3))) struct PostFullDiskTests {
+@Suite(.timeLimit(.minutes(5))) struct PostFullDiskTests {
     static let baas = #"{"url": "sandbox", "tenant": "demo", "appId": "todo", "appKey": "sandbox"}"#
 
     /// A `herald sandbox` process serving the BaaS service.
@@ -101,7 +102,8 @@ import Darwin
         stderr.split(separator: "\n").filter { $0.contains(topic) }.count
     }
 
-    @Test func postsHeldOnAFullDiskAreMadeExactlyOnceWhenItHasRoomAndAcrossRestarts() async throws {
+    @Test(.disabled(if: Sanitizers.thread, "the thread sanitizer's runtime dies of SIGBUS under a file-size cap"))
+    func postsHeldOnAFullDiskAreMadeExactlyOnceWhenItHasRoomAndAcrossRestarts() async throws {
         let herald = try #require(PostCommandTests.herald)
         let directory = try PostReliabilityTests.directory()
         defer { try? FileManager.default.removeItem(at: directory) }

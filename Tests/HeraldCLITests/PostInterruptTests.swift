@@ -12,7 +12,7 @@ import Darwin
 
 /// `herald post` stopped by a signal mid-upload: it cancels the upload, says in one line what
 /// was (not) posted and exits with 128 + the signal, instead of dying silently.
-@Suite(.timeLimit(.minutes(2))) struct PostInterruptTests {
+@Suite(.timeLimit(.minutes(5))) struct PostInterruptTests {
     /// Queues forced answers for the next requests to `path` of a `herald sandbox` process.
     static func script(_ sandbox: URL, path: String, _ responses: String) async throws {
         var request = URLRequest(url: sandbox.appendingPathComponent("_sandbox/faults"))

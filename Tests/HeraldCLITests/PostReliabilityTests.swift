@@ -13,7 +13,7 @@ import Darwin
 /// `herald run` posting against a `herald sandbox` process that outlives it: killed at each
 /// point of the outbox protocol and restarted, and against scripted 5xx / 429 / dropped / 401
 /// answers. The sandbox's own record (`GET /_sandbox/posts`) is the judge.
-@Suite(.timeLimit(.minutes(2))) struct PostReliabilityTests {
+@Suite(.timeLimit(.minutes(5))) struct PostReliabilityTests {
     static let herald = BuiltProducts.url(of: "herald")
 
     /// A running `herald sandbox` whose timeline does not grow during the test.

@@ -24,7 +24,7 @@ import Darwin
         loaders.allSatisfy { text.contains("loader.\($0).finished") }
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(5)))
     func runForThreeSecondsLogsAllFourLoadersAndExits0() async throws {
         let herald = try #require(Self.herald)
         let config = try freshDemo()
@@ -49,7 +49,7 @@ import Darwin
                 == ["home.json", "images.json", "itmedia.json", "outbox", "todos.json"])
     }
 
-    @Test(.timeLimit(.minutes(1)), arguments: [SIGTERM, SIGINT])
+    @Test(.timeLimit(.minutes(5)), arguments: [SIGTERM, SIGINT])
     func aSignalStopsTheRunCleanlyWithExit0(signal: Int32) async throws {
         let herald = try #require(Self.herald)
         let config = try freshDemo()
@@ -64,7 +64,7 @@ import Darwin
     }
 
     /// `timeout` and other wrappers may signal the process and its group: one request to stop.
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(5)))
     func twoSignalsAtOnceStillStopCleanlyWithExit0() async throws {
         let herald = try #require(Self.herald)
         let config = try freshDemo()
@@ -78,7 +78,7 @@ import Darwin
         #expect(result.stderr.hasSuffix("herald: stopping\nherald: stopped\n"))
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(5)))
     func aSignalDuringSlowLoadsCancelsThemInsteadOfWaiting() async throws {
         let herald = try #require(Self.herald)
         let config = try freshDemo()
@@ -97,7 +97,7 @@ import Darwin
         #expect(result.stderr.hasSuffix("herald: stopped\n"))
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(5)))
     func anInvalidConfigDoesNotStartAnything() async throws {
         let herald = try #require(Self.herald)
         let config = try freshDemo()
@@ -114,7 +114,7 @@ import Darwin
         #expect(!FileManager.default.fileExists(atPath: config.deletingLastPathComponent().appendingPathComponent("var").path))
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(5)))
     func sandboxCommandPrintsItsURLAndStopsOnSIGTERM() async throws {
         let herald = try #require(Self.herald)
         let child = try ChildProcess(herald, ["sandbox", "--port", "0", "--config", BuiltProducts.packageRoot.appendingPathComponent("config.json").path])

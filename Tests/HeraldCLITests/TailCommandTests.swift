@@ -18,7 +18,7 @@ import Testing
         return directory.appendingPathComponent("events.jsonl")
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(5)))
     func printsEveryFileOldestFirstAndShowsBadLinesAsSuch() async throws {
         let herald = try #require(Self.herald)
         let file = try archive()
@@ -35,7 +35,7 @@ import Testing
             """)
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(5)))
     func filtersByTopicAndPrintsRawLinesWithJSON() async throws {
         let herald = try #require(Self.herald)
         let file = try archive()
@@ -48,7 +48,7 @@ import Testing
         #expect(!result.stdout.contains("bus.dropped"))
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(5)))
     func badInputIsOneLineAndTheRightExitCode() async throws {
         let herald = try #require(Self.herald)
         let missing = try #require(try await ChildProcess.run(herald, ["tail", "/nonexistent/events.jsonl"]))
@@ -61,7 +61,7 @@ import Testing
         #expect(noPath.status == 2)
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(5)))
     func followPrintsWhatIsAppendedAndStopsOnSIGTERM() async throws {
         let herald = try #require(Self.herald)
         let file = try archive()

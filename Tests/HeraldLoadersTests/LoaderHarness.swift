@@ -19,14 +19,14 @@ struct LoaderHarness {
     let stateDirectory: URL
     let time: TestTime
 
-    static func run<T>(_ configure: (inout SandboxConfiguration) -> Void = { _ in }, timeout: Duration = .seconds(10),
+    static func run<T>(_ configure: (inout SandboxConfiguration) -> Void = { _ in }, timeout: Duration = .seconds(120),
                        _ body: (LoaderHarness) async throws -> T) async throws -> T {
         let time = TestTime()
         var configuration = SandboxConfiguration(now: { time.now })
         configure(&configuration)
         let sandbox = try await Sandbox.start(configuration)
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("herald-loaders-\(UUID().uuidString)")
-        let harness = try LoaderHarness(sandbox: sandbox, transport: RecordingTransport(URLSessionTransport(defaultTimeout: timeout)),
+        let harness = try LoaderHarness(sandbox: sandbox, transport: RecordingTransport(SchemeRoutingTransport(defaultTimeout: timeout)),
                                         stateDirectory: directory, time: time)
         defer { try? FileManager.default.removeItem(at: directory) }
         do {

@@ -54,7 +54,7 @@ final class WatchedWriter: LogWriter {
         return try ConfigLoader(environment: [:]).parse(data, baseDirectory: state)
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(5)))
     func theDemoLogsAllFourLoadersAndStopsCleanlyWhenCancelled() async throws {
         let state = FileManager.default.temporaryDirectory.appendingPathComponent("herald-daemon-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: state) }
@@ -76,7 +76,7 @@ final class WatchedWriter: LogWriter {
         #expect(files == ["home.json", "images.json", "itmedia.json", "todos.json"])
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(5)))
     func aFileSubscriberArchivesEveryLoadAsJSONLines() async throws {
         let state = FileManager.default.temporaryDirectory.appendingPathComponent("herald-archive-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: state) }
@@ -107,7 +107,7 @@ final class WatchedWriter: LogWriter {
         #expect(mode == 0o600)
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(5)))
     func aSecondRunDoesNotReannounceTheTimeline() async throws {
         let state = FileManager.default.temporaryDirectory.appendingPathComponent("herald-daemon-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: state) }
@@ -135,7 +135,7 @@ final class WatchedWriter: LogWriter {
 }
 
 @Suite struct DaemonOnVirtualTimeTests {
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(5)))
     func theDemoSchedulesRunOnTheInjectedClock() async throws {
         let state = FileManager.default.temporaryDirectory.appendingPathComponent("herald-virtual-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: state) }

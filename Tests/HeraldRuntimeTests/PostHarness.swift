@@ -39,7 +39,7 @@ final class EnvelopeRecorder: Sendable {
     }
 
     /// Waits until `predicate` holds for what was recorded; false after `bound`.
-    func wait(bound: Duration = .seconds(20), until predicate: @escaping @Sendable ([Envelope<any Event>]) -> Bool) async -> Bool {
+    func wait(bound: Duration = .seconds(300), until predicate: @escaping @Sendable ([Envelope<any Event>]) -> Bool) async -> Bool {
         let id = UUID()
         return await withCheckedContinuation { continuation in
             let holds = state.withLock { state -> Bool in
@@ -73,7 +73,7 @@ struct PostHarness {
     let start: Date
     let directory: URL
     let recorder: EnvelopeRecorder
-    let transport = URLSessionTransport(defaultTimeout: .seconds(10))
+    let transport = SchemeRoutingTransport(defaultTimeout: .seconds(120))
 
     static func run<T>(start: Date = Date(), _ configure: (inout SandboxConfiguration) -> Void = { _ in },
                        _ body: (PostHarness) async throws -> T) async throws -> T {

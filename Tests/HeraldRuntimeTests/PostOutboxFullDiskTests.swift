@@ -41,7 +41,7 @@ final class FillableDisk: Sendable {
 /// The outbox on a full disk: a post whose intent cannot be made durable is never sent from
 /// memory (a restart would post it again); it is held, retried on the scheduler's clock, and
 /// sent once the journal takes it.
-@Suite(.timeLimit(.minutes(1))) struct PostOutboxFullDiskTests {
+@Suite(.timeLimit(.minutes(5))) struct PostOutboxFullDiskTests {
     static func journal(_ harness: PostHarness) -> String {
         (try? String(contentsOfFile: harness.outboxPath, encoding: .utf8)) ?? ""
     }

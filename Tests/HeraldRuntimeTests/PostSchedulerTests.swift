@@ -73,7 +73,7 @@ final class HangingPostService: PostService {
     }
 }
 
-@Suite(.timeLimit(.minutes(1))) struct PostSchedulerTests {
+@Suite(.timeLimit(.minutes(5))) struct PostSchedulerTests {
     static func httpError(_ status: Int, code: Int? = nil) -> ServiceError {
         ServiceError(kind: .httpStatus, message: "HTTP \(status)", status: status,
                      apiErrors: code.map { [APIErrorDetail(code: $0, message: "scripted")] } ?? [])

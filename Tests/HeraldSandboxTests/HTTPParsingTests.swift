@@ -4,7 +4,7 @@ import Testing
 @testable import HeraldSandbox
 
 /// The server's HTTP/1.1 reading, driven byte by byte over a real socket.
-@Suite(.timeLimit(.minutes(1))) struct HTTPParsingTests {
+@Suite(.timeLimit(.minutes(5))) struct HTTPParsingTests {
     private static func occurrences(of needle: String, in text: String) -> Int {
         text.components(separatedBy: needle).count - 1
     }

@@ -14,7 +14,7 @@ import HeraldSync
 
 /// The server's bounds: connections, body bytes held, head time, and what happens when accept
 /// runs out of descriptors. Nothing here measures time: deadlines follow an injected clock.
-@Suite(.timeLimit(.minutes(1))) struct HTTPServerLimitTests {
+@Suite(.timeLimit(.minutes(5))) struct HTTPServerLimitTests {
     static let health = "GET /_sandbox/health HTTP/1.1\r\nHost: x\r\n\r\n"
 
     /// A server answering every request with the size of its body.

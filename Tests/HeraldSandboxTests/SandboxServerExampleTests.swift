@@ -22,7 +22,7 @@ import Darwin
         return nil
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(5)))
     func examplePrintsItsURLServesAndStopsOnSIGTERM() async throws {
         let binary = try #require(Self.binary, "sandbox-server is not built")
         let process = Process()
@@ -51,7 +51,7 @@ import Darwin
         #expect(process.terminationStatus == 0)
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(5)))
     func exampleRefusesOutOfRangeFlagsWithUsageInsteadOfTrapping() async throws {
         let binary = try #require(Self.binary, "sandbox-server is not built")
         for arguments in [["--port", "1e30"], ["--port", "70000"], ["--seed", "nan"], ["--latency-ms", "1e300"],

@@ -51,7 +51,7 @@ import FoundationNetworking
         #expect(MultipartParser.parse(Data("--B\r\nContent-Disposition: form-data; name=\"a\"\r\n\r\n\r\n--B--\r\n".utf8), boundary: "B")?.first?.data == Data())
     }
 
-    @Test(.timeLimit(.minutes(1))) func multipartParserSurvivesSeededMutations() {
+    @Test(.timeLimit(.minutes(5))) func multipartParserSurvivesSeededMutations() {
         let valid = Array("--B\r\nContent-Disposition: form-data; name=\"command\"\r\n\r\nAPPEND\r\n--B\r\nContent-Disposition: form-data; name=\"media\"; filename=\"blob\"\r\n\r\nxy\r\n--B--\r\n".utf8)
         let pieces = [Array("\r\n".utf8), Array("--B".utf8), Array("--".utf8), Array("\r\n\r\n".utf8), Array("name=\"a\"".utf8)]
         var random = SandboxRandom(seed: 0x6D75_6C74)
@@ -71,7 +71,7 @@ import FoundationNetworking
         #expect(parsed > 0)
     }
 
-    @Test(.timeLimit(.minutes(1))) func stopReturnsWithConnectionsOpenClosesThemAndReleasesThePort() async throws {
+    @Test(.timeLimit(.minutes(5))) func stopReturnsWithConnectionsOpenClosesThemAndReleasesThePort() async throws {
         let sandbox = try await Sandbox.start()
         let port = sandbox.port
         #expect(port > 0)
@@ -131,7 +131,7 @@ import FoundationNetworking
 }
 
 @Suite struct SandboxLifecycleTests {
-    @Test(.timeLimit(.minutes(1))) func waitForRequestsReturnsOnceTheRequestsArriveOrOnStop() async throws {
+    @Test(.timeLimit(.minutes(5))) func waitForRequestsReturnsOnceTheRequestsArriveOrOnStop() async throws {
         let sandbox = try await Sandbox.start()
         let waiting = Task { await sandbox.waitForRequests(2) }
         _ = try await URLSession.shared.data(from: sandbox.baseURL.appendingPathComponent("_sandbox/health"))

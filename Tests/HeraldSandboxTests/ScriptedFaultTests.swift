@@ -64,7 +64,7 @@ extension Sandbox {
 @Suite struct ScriptedFaultTests {
     static let epoch = Date(timeIntervalSince1970: 1_700_000_000.25)
 
-    @Test(.enabled(if: Curl.isAvailable), .timeLimit(.minutes(1)))
+    @Test(.enabled(if: Curl.isAvailable), .timeLimit(.minutes(5)))
     func scriptedOutcomesComeInOrderThenRequestsAreServedNormally() async throws {
         let sandbox = try await Sandbox.start(SandboxConfiguration(now: { Self.epoch }))
         defer { Task { await sandbox.stop() } }
@@ -98,7 +98,7 @@ extension Sandbox {
         #expect(sandbox.posts().map(\.text) == ["hello"])
     }
 
-    @Test(.enabled(if: Curl.isAvailable), .timeLimit(.minutes(1)))
+    @Test(.enabled(if: Curl.isAvailable), .timeLimit(.minutes(5)))
     func scriptedOutcomesTakePrecedenceOverRandomFaults() async throws {
         // Every unscripted request fails at random; scripted ones get exactly their outcome.
         let sandbox = try await Sandbox.start(SandboxConfiguration(faults: SandboxFaults(serverErrorRate: 1)))
@@ -119,7 +119,7 @@ extension Sandbox {
         #expect([500, 503].contains(random.status))
     }
 
-    @Test(.enabled(if: Curl.isAvailable), .timeLimit(.minutes(1)))
+    @Test(.enabled(if: Curl.isAvailable), .timeLimit(.minutes(5)))
     func aScriptedFailureHasNoSideEffect() async throws {
         let sandbox = try await Sandbox.start()
         defer { Task { await sandbox.stop() } }
@@ -147,7 +147,7 @@ extension Sandbox {
         #expect(counted.body.hasPrefix(#"{"bucket":"todos","count":1,"created":1,"objects":[{"_id":"#))
     }
 
-    @Test(.enabled(if: Curl.isAvailable), .timeLimit(.minutes(1)))
+    @Test(.enabled(if: Curl.isAvailable), .timeLimit(.minutes(5)))
     func theControlPathScriptsShowsAndClears() async throws {
         let sandbox = try await Sandbox.start()
         defer { Task { await sandbox.stop() } }
@@ -179,7 +179,7 @@ extension Sandbox {
     }
 
     /// (the body posted, a fragment of the error message expected)
-    @Test(.enabled(if: Curl.isAvailable), .timeLimit(.minutes(1)), arguments: [
+    @Test(.enabled(if: Curl.isAvailable), .timeLimit(.minutes(5)), arguments: [
         ("not json", "the body is not valid JSON"),
         ("[503]", "expected a JSON object"),
         (#"{"responses": [503]}"#, "path: required"),
@@ -231,7 +231,7 @@ extension Sandbox {
 }
 
 @Suite struct GrowingTodoBucketTests {
-    @Test(.enabled(if: Curl.isAvailable), .timeLimit(.minutes(1)))
+    @Test(.enabled(if: Curl.isAvailable), .timeLimit(.minutes(5)))
     func theTodoBucketGrowsOneTodoPerIntervalOfTheInjectedClock() async throws {
         let time = SettableTime(Date(timeIntervalSince1970: 1_700_000_000))
         let sandbox = try await Sandbox.start(SandboxConfiguration(todoInterval: 15, now: { time.now }))

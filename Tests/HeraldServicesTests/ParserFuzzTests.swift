@@ -32,7 +32,7 @@ import Testing
         }
     }
 
-    @Test(.timeLimit(.minutes(1))) func jsonParserOnlyThrowsDecodingErrors() {
+    @Test(.timeLimit(.minutes(5))) func jsonParserOnlyThrowsDecodingErrors() {
         var random = SeededGenerator(seed: 0x4845_5241_4C44)
         let seeds = [Array(Fixtures.timelineJSON.utf8), Array(#"{"results":[{"_id":"a","description":"x"}],"count":1}"#.utf8),
                      Array(#"[{"id":"3om","ext":"jpg","width":1,"height":2}]"#.utf8)]
@@ -54,7 +54,7 @@ import Testing
         #expect(unexpected.isEmpty)
     }
 
-    @Test(.timeLimit(.minutes(1))) func xmlParserOnlyThrowsDecodingErrors() {
+    @Test(.timeLimit(.minutes(5))) func xmlParserOnlyThrowsDecodingErrors() {
         var random = SeededGenerator(seed: 0x584D_4C)
         let seed = Array(Fixtures.timelineXML.utf8)
         var parsed = 0

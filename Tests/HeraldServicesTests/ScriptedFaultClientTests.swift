@@ -10,7 +10,7 @@ import FoundationNetworking
 /// What Herald's own clients make of the sandbox's scripted outcomes: the errors a retrying
 /// poster will meet.
 @Suite struct ScriptedFaultClientTests {
-    @Test(.timeLimit(.minutes(1))) func aScriptedPostFailsAsScriptedThenPosts() async throws {
+    @Test(.timeLimit(.minutes(5))) func aScriptedPostFailsAsScriptedThenPosts() async throws {
         try await SandboxHarness.run { harness in
             let twitter = harness.twitter()
             _ = try await twitter.homeTimeline()  // a kept-alive connection the drop must not hide behind
@@ -46,7 +46,7 @@ import FoundationNetworking
 
     /// A drop scripted over HTTP by another process still meets this client's next request on
     /// a fresh connection: libcurl would otherwise resend it and consume the next outcome.
-    @Test(.timeLimit(.minutes(1))) func aDropScriptedOverHTTPIsSeenEvenOnAKeptAliveConnection() async throws {
+    @Test(.timeLimit(.minutes(5))) func aDropScriptedOverHTTPIsSeenEvenOnAKeptAliveConnection() async throws {
         try await SandboxHarness.run { harness in
             let tiqav = harness.tiqav()
             _ = try await tiqav.random()
@@ -66,7 +66,7 @@ import FoundationNetworking
         }
     }
 
-    @Test(.timeLimit(.minutes(1))) func aScriptedBaaSCreateFailureStoresNothingAndTheLoaderQuerySeesCreations() async throws {
+    @Test(.timeLimit(.minutes(5))) func aScriptedBaaSCreateFailureStoresNothingAndTheLoaderQuerySeesCreations() async throws {
         try await SandboxHarness.run { harness in
             let baas = harness.baas()
             let path = "/1/\(harness.sandbox.configuration.baasTenant)/objects/todos"
@@ -85,7 +85,7 @@ import FoundationNetworking
         }
     }
 
-    @Test(.timeLimit(.minutes(1))) func grownTodosAreBaaSObjectsTheClientReads() async throws {
+    @Test(.timeLimit(.minutes(5))) func grownTodosAreBaaSObjectsTheClientReads() async throws {
         try await SandboxHarness.run({ $0.todoInterval = 20 }) { harness in
             let baas = harness.baas()
             #expect(try await baas.query(bucket: "todos").results.isEmpty)

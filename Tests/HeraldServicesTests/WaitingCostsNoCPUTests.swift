@@ -10,7 +10,7 @@ import Testing
 @Suite(.serialized) struct WaitingCostsNoCPUTests {
     static let probeEnvironment = "HERALD_CPU_PROBE"
 
-    @Test(.timeLimit(.minutes(2))) func waitingForSlowAnswersCostsLittleCPU() async throws {
+    @Test(.timeLimit(.minutes(5))) func waitingForSlowAnswersCostsLittleCPU() async throws {
         let run = try await IsolatedTestRun.run(
             filter: "WaitingCostsNoCPUTests/cpuProbe", environment: [Self.probeEnvironment: "1"])
         #expect(run.status == 0, "the probe failed:\n\(run.output)")

@@ -16,7 +16,7 @@ public enum Curl {
     public static func run(_ arguments: [String]) async throws -> Output {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = ["--silent", "--show-error", "--max-time", "20"] + arguments
+        process.arguments = ["--silent", "--show-error", "--max-time", "300"] + arguments
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("herald-curl-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }

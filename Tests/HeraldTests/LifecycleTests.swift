@@ -175,7 +175,7 @@ import HeraldSync
         #expect(bus.stats().subscription(named: "reader")?.delivered == 6)
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(5)))
     func twoIteratorsShareAStreamAndBothEndWhenCancelled() async throws {
         let bus = EventBus()
         let stream = try bus.events(of: Tick.self)

@@ -54,7 +54,7 @@ import Testing
         withExtendedLifetime(token) {}
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(5)))
     func aStreamThatHandedOutEverythingDoesNotHoldUpShutdown() async throws {
         let bus = EventBus()
         let clock = ManualClock()
@@ -97,7 +97,7 @@ import Testing
 /// while draining could complete the count while an accepted publish was still waiting for room;
 /// the mailboxes were then finished under that publish, whose event was discarded.
 @Suite struct ShutdownAccountingTests {
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(5)))
     func aReportPostedWhileDrainingDoesNotStandInForAnAcceptedPublish() async throws {
         let bus = EventBus()
         let clock = ManualClock()

@@ -12,7 +12,7 @@ struct SandboxHarness {
     let transport: any HTTPTransport
 
     static func run<T>(
-        _ configure: (inout SandboxConfiguration) -> Void = { _ in }, timeout: Duration = .seconds(10),
+        _ configure: (inout SandboxConfiguration) -> Void = { _ in }, timeout: Duration = .seconds(120),
         transport kind: TransportKind = .schemeRouting, _ body: (SandboxHarness) async throws -> T
     ) async throws -> T {
         let time = ManualTime()
