@@ -34,7 +34,7 @@ import Testing
 
         for await event in stream where event.count == 21 { break }
         let stats = bus.stats()                     // per topic and per subscription counts
-        let report = await bus.shutdown(timeout: .seconds(60))  // refuses new publishes, drains every mailbox
+        let report = await bus.shutdown(timeout: .seconds(300)) // refuses new publishes, drains every mailbox
         withExtendedLifetime((home, log)) {}
         return (stats, report)
     }

@@ -57,7 +57,7 @@ struct SinkNote: Event, Hashable {
         try sink.start(on: bus)
         try bus.post(SinkNote(text: "one"), from: "tester")
         try bus.post(SinkNote(text: "two\nlines"))
-        _ = await bus.shutdown(timeout: .seconds(30))
+        _ = await bus.shutdown(timeout: .seconds(3_600))
         sink.stop()
 
         let lines = try Self.lines(path)
@@ -82,7 +82,7 @@ struct SinkNote: Event, Hashable {
         let sink = FileSink(path: path, durability: .none)
         try sink.start(on: bus)
         try bus.post(SinkNote(text: "hello"))
-        _ = await bus.shutdown(timeout: .seconds(30))
+        _ = await bus.shutdown(timeout: .seconds(3_600))
         sink.stop()
 
         var info = stat()
@@ -99,7 +99,7 @@ struct SinkNote: Event, Hashable {
         let sink = FileSink(path: path, durability: .always)
         try sink.start(on: bus)
         for index in 1...5 { try bus.post(SinkNote(text: "\(index)")) }
-        _ = await bus.shutdown(timeout: .seconds(30))
+        _ = await bus.shutdown(timeout: .seconds(3_600))
 
         // Delivered means written and synced: a second reader sees every line before stop.
         let reader = try #require(FileHandle(forReadingAtPath: path))
@@ -120,7 +120,7 @@ struct SinkNote: Event, Hashable {
         let sink = FileSink(path: path, durability: .batch, syncEvery: .milliseconds(100), clock: clock)
         try sink.start(on: bus)
         for index in 1...3 { try bus.post(SinkNote(text: "\(index)")) }
-        _ = await bus.shutdown(timeout: .seconds(30))
+        _ = await bus.shutdown(timeout: .seconds(3_600))
         #expect(sink.statistics.lines == 3)
         #expect(sink.statistics.syncs == 0, "no sync before the period has passed")
 
@@ -154,7 +154,7 @@ struct SinkNote: Event, Hashable {
         let sink = FileSink(path: path, durability: .none, rotation: FileSinkRotation(maxBytes: 300, keep: 2))
         try sink.start(on: bus)
         for index in 1...5 { try bus.post(SinkNote(text: "note \(index) " + String(repeating: "x", count: 100))) }
-        _ = await bus.shutdown(timeout: .seconds(30))
+        _ = await bus.shutdown(timeout: .seconds(3_600))
         sink.stop()
 
         let files = try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()
@@ -185,7 +185,7 @@ struct SinkNote: Event, Hashable {
         var iterator = reports.makeAsyncIterator()
         let report = await iterator.next()
         reports.subscription.cancel()
-        _ = await bus.shutdown(timeout: .seconds(30))
+        _ = await bus.shutdown(timeout: .seconds(3_600))
         sink.stop()
 
         #expect(report == FileSinkTornLine(sink: "archive", path: path, byteCount: 12, movedTo: path + ".torn",
@@ -223,7 +223,7 @@ struct SinkNote: Event, Hashable {
         // When the path becomes writable, the next event is archived.
         try FileManager.default.removeItem(at: blocker)
         try bus.post(SinkNote(text: "kept"))
-        _ = await bus.shutdown(timeout: .seconds(30))
+        _ = await bus.shutdown(timeout: .seconds(3_600))
         sink.stop()
         #expect(try Self.notes(path) == ["kept"])
         #expect(sink.statistics.failures >= 1)
@@ -242,7 +242,7 @@ struct SinkNote: Event, Hashable {
         let first = try #require(await iterator.next())
         let second = try #require(await iterator.next())
         failures.subscription.cancel()
-        _ = await bus.shutdown(timeout: .seconds(30))
+        _ = await bus.shutdown(timeout: .seconds(3_600))
         sink.stop()
         #expect([first.subscription, second.subscription] == ["full", "full"])
         #expect(first.error.contains("/dev/full") && first.error.contains("errno \(ENOSPC)"), "\(first.error)")
@@ -350,7 +350,7 @@ struct SinkNote: Event, Hashable {
         try sink.start(on: bus)
         try bus.post(SinkNote(text: "kept"))
         try bus.post(FileSinkTornLine(sink: "other", path: "x", byteCount: 1, movedTo: "x.torn", keptBytes: 0))
-        _ = await bus.shutdown(timeout: .seconds(30))
+        _ = await bus.shutdown(timeout: .seconds(3_600))
         sink.stop()
         #expect(try Self.lines(path).count == 1)
         #expect(try Self.notes(path) == ["kept"])

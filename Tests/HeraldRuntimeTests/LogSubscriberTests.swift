@@ -20,7 +20,7 @@ import Testing
                                        summarizers: [LoaderEventSummaries.summarizer], redactor: Redactor(secrets: secrets))
         try subscriber.start(on: bus)
         try publish(bus)
-        _ = await bus.shutdown(timeout: .seconds(30))
+        _ = await bus.shutdown(timeout: .seconds(3_600))
         return writer.lines
     }
 

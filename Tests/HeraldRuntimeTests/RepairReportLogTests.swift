@@ -30,7 +30,7 @@ import Testing
                                       movedTo: "/var/events.jsonl.torn", keptBytes: 4096), from: "sink.archive")
         try bus.post(FileSinkTornLine(sink: "posts.outbox", path: "/var/outbox.jsonl", byteCount: 5,
                                       movedTo: "/var/outbox.jsonl.torn", keptBytes: 0), from: "posts")
-        _ = await bus.shutdown(timeout: .seconds(30))
+        _ = await bus.shutdown(timeout: .seconds(3_600))
         #expect(writer.lines == [
             "2027-01-15T08:00:00.000Z WARNING sink.archive.torn  archive: torn last line of /var/events.jsonl (17 bytes) moved to /var/events.jsonl.torn; 4096 bytes kept",
             "2027-01-15T08:00:00.000Z WARNING sink.posts.outbox.torn  posts.outbox: torn last line of /var/outbox.jsonl (5 bytes) moved to /var/outbox.jsonl.torn; 0 bytes kept",

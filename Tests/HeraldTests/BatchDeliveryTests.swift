@@ -22,7 +22,7 @@ import Testing
 
         // Live events follow, in order, whatever the batches' sizes.
         for index in 50..<300 { try await bus.publish(Note(topic: "test.batch.live", text: "\(index)")) }
-        _ = await bus.shutdown(timeout: .seconds(30))
+        _ = await bus.shutdown(timeout: .seconds(3_600))
         #expect(batches.values.flatMap { $0 } == (0..<300).map { "\($0)" })
         #expect(bus.stats().subscription(named: token.name)?.delivered == 300)
         withExtendedLifetime(token) {}
@@ -39,7 +39,7 @@ import Testing
             throw EventBatchFailures(odd.map { ($0, Boom()) } + [(batch.endIndex, Boom())])
         }
         #expect(await failures.waitFor(count: 3))
-        _ = await bus.shutdown(timeout: .seconds(30))
+        _ = await bus.shutdown(timeout: .seconds(3_600))
         #expect(failures.values.map(\.eventTopic.name) == ["test.batch.n1", "test.batch.n3", "test.batch.n5"])
         #expect(failures.values.allSatisfy { $0.subscription == "partial" && $0.error == "boom" })
         let stats = try #require(bus.stats().subscription(named: "partial"))
@@ -61,7 +61,7 @@ import Testing
         }
         // Synchronous posts outrun the consumer: the mailbox of 2 drops its oldest.
         for index in 0..<2_000 { try bus.post(Note(topic: try Topic(validating: "test.batch.burst.n\(index)"), text: "\(index)")) }
-        _ = await bus.shutdown(timeout: .seconds(30))
+        _ = await bus.shutdown(timeout: .seconds(3_600))
         let stats = try #require(bus.stats().subscription(named: "lossy"))
         #expect(stats.dropped > 0, "the burst overflowed the mailbox")
         #expect(firsts.values.count == Int(stats.failed))
@@ -77,7 +77,7 @@ import Testing
         let failed = try bus.subscribe(to: SubscriberFailed.self) { failures.append($0) }
         let token = try bus.subscribeInBatches(matching: "test.batch.>", name: "thrower") { _ in throw Boom() }
         #expect(await failures.waitFor(count: 4))
-        _ = await bus.shutdown(timeout: .seconds(30))
+        _ = await bus.shutdown(timeout: .seconds(3_600))
         #expect(failures.values.map(\.eventTopic.name) == (0..<4).map { "test.batch.n\($0)" })
         #expect(bus.stats().subscription(named: "thrower")?.failed == 4)
         #expect(bus.stats().subscription(named: "thrower")?.delivered == 0)
@@ -94,7 +94,7 @@ import Testing
         #expect(await received.waitFor(count: 1))
         token.cancel()
         try bus.post(Note(topic: "test.batch.two"))
-        _ = await bus.shutdown(timeout: .seconds(30))
+        _ = await bus.shutdown(timeout: .seconds(3_600))
         #expect(received.count == 1)
     }
 

@@ -13,7 +13,7 @@ import Testing
             return "ended"
         }
         for number in 0..<100 { try bus.post(Tick(number: number)) }
-        let report = await bus.shutdown(timeout: .seconds(60))
+        let report = await bus.shutdown(timeout: .seconds(3_600))
         #expect(report.drained)
         #expect(report.totalDiscarded == 0)
         #expect(slow.values == Array(0..<100))
@@ -77,7 +77,7 @@ import Testing
         for number in 0..<200 { try bus.post(Tick(number: number)) }
         let stopping = Task {
             withUnsafeCurrentTask { $0?.cancel() }
-            return await bus.shutdown(timeout: .seconds(60))
+            return await bus.shutdown(timeout: .seconds(3_600))
         }
         let report = await stopping.value
         #expect(report.drained)
