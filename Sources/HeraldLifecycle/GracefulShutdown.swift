@@ -10,8 +10,8 @@ public func announceStarted() {
 /// load would race the program's "running" line) waits here after ``announceStarted()``.
 /// Outside a group it returns at once.
 ///
-/// - Throws: `CancellationError` when the task is cancelled, or the group stops before it
-///   started every service.
+/// - Throws: `CancellationError` when the task is cancelled, or the calling service is asked to
+///   shut down before the group started every service.
 public func waitUntilGroupStarted() async throws {
     guard let context = ServiceContext.current else { return }
     try await context.groupStarted.wait()

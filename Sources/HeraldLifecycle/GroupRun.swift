@@ -16,7 +16,6 @@ enum GroupMessage: Sendable {
 struct GroupRun {
     let group: ServiceGroup
     let mailbox = GroupMailbox<GroupMessage>()
-    private let groupStarted = Gate()
     private var contexts: [ServiceContext] = []
     private var tasks: [Task<Void, Never>] = []
     private var ended: Set<Int> = []
@@ -55,7 +54,7 @@ struct GroupRun {
         guard reason == nil else { return }
         group.onEvent(.started)
         announceStarted()  // to the group above, when this one is a service
-        groupStarted.open()
+        contexts.forEach { $0.groupStarted.open() }
         startTimer()
     }
 
@@ -67,7 +66,6 @@ struct GroupRun {
     /// Stops the started services, last first, each once the later ones have ended.
     mutating func stop() async {
         group.onEvent(.stopping(reason ?? .cancelled))
-        groupStarted.abandon()
         timer?.cancel()
         for index in tasks.indices.reversed() where !ended.contains(index) {
             contexts[index].shutDownGracefully()
@@ -83,7 +81,7 @@ struct GroupRun {
 
     private mutating func launch(_ index: Int) {
         let mailbox = mailbox
-        let context = ServiceContext(groupStarted: groupStarted) { mailbox.post(.started(index)) }
+        let context = ServiceContext { mailbox.post(.started(index)) }
         let service = group.members[index].service
         contexts.append(context)
         tasks.append(Task {

@@ -19,11 +19,11 @@ final class ServiceContext: Sendable {
     private let onStarted: @Sendable () -> Void
     /// Opened when the graceful shutdown is asked for.
     let shutdown = Gate()
-    /// Opened when every service of the group started; abandoned when the group stops first.
-    let groupStarted: Gate
+    /// Opened when every service of the group started; abandoned when this service is asked
+    /// to shut down first (in its turn, so a service waiting here does not end before it).
+    let groupStarted = Gate()
 
-    init(groupStarted: Gate, onStarted: @escaping @Sendable () -> Void) {
-        self.groupStarted = groupStarted
+    init(onStarted: @escaping @Sendable () -> Void) {
         self.onStarted = onStarted
     }
 
@@ -46,7 +46,7 @@ final class ServiceContext: Sendable {
     }
 
     /// Asks for the graceful shutdown: runs the handlers (outside the lock, so they may do
-    /// anything) and opens ``shutdown``. Once only.
+    /// anything), opens ``shutdown`` and abandons ``groupStarted`` unless it opened. Once only.
     func shutDownGracefully() {
         let handlers = state.withLock { state -> [@Sendable () -> Void] in
             guard !state.shuttingDown else { return [] }
@@ -56,6 +56,7 @@ final class ServiceContext: Sendable {
         }
         handlers.forEach { $0() }
         shutdown.open()
+        groupStarted.abandon()
     }
 
     /// Tells the group the service started. Once only.

@@ -141,6 +141,39 @@ import Testing
         #expect(Array(log.lines.suffix(2)) == ["stop b", "stop a"])
     }
 
+    /// A service waiting for the whole group when the group stops while still starting: it is
+    /// told in its turn, and ending then is no failure.
+    @Test func stoppingWhileStartingReleasesServicesWaitingForTheGroupInTheirTurn() async throws {
+        let log = Recorder<String>(), events = Recorder<ServiceGroup.Event>()
+        struct Patient: Service {
+            let log: Recorder<String>
+            func run() async throws {
+                announceStarted()
+                do {
+                    try await waitUntilGroupStarted()
+                    log.record("began work")
+                } catch {
+                    log.record("never began, shutting down: \(Task.isShuttingDownGracefully)")
+                }
+            }
+        }
+        struct NeverReady: Service {
+            let log: Recorder<String>
+            func run() async throws {
+                log.record("starting")
+                try? await gracefulShutdown()
+                log.record("gave up starting")
+            }
+        }
+        let group = ServiceGroup([.init("patient", Patient(log: log)), .init("slow", NeverReady(log: log))], onEvent: { events.record($0) })
+        let run = Task { try await group.run() }
+        await log.wait(for: "starting")
+        run.cancel()
+        try await run.value
+        #expect(log.lines == ["starting", "gave up starting", "never began, shutting down: true"])
+        #expect(events.lines == [.stopping(.cancelled)])
+    }
+
     @Test func aGroupIsAServiceOfAnotherGroup() async throws {
         let log = Recorder<String>(), events = Recorder<ServiceGroup.Event>()
         let inner = ServiceGroup(Self.members(["inner.a", "inner.b"], log))

@@ -129,8 +129,9 @@ public struct HeraldDaemon: Sendable {
         } catch {
             throw error.underlying as? DaemonError ?? DaemonError(error.description)
         }
+        // No report: the run stopped before the drain started, so nothing that publishes ran.
         let report = drain.shutdownReport
-        return DaemonStopped(drained: report?.drained ?? false, discarded: report?.totalDiscarded ?? 0)
+        return DaemonStopped(drained: report?.drained ?? true, discarded: report?.totalDiscarded ?? 0)
     }
 
     private func sandboxSettings() -> SandboxConfiguration {
