@@ -11,6 +11,7 @@
 /// late duplicate (a wrapper that signals the process and its group) cannot kill a process
 /// that is finishing. Iterate it from one task at a time.
 public struct UnixSignalsSequence: AsyncSequence, Sendable {
+    /// Each element is a signal that came.
     public typealias Element = UnixSignal
 
     private let storage: Storage
@@ -25,6 +26,7 @@ public struct UnixSignalsSequence: AsyncSequence, Sendable {
         await self.init(trapping: signals)
     }
 
+    /// An iterator over the signals from now on (one at a time: see the type's notes).
     public func makeAsyncIterator() -> AsyncIterator {
         AsyncIterator(base: storage.stream.makeAsyncIterator(), storage: storage)
     }
@@ -40,6 +42,7 @@ public struct UnixSignalsSequence: AsyncSequence, Sendable {
             self.storage = storage
         }
 
+        /// The next signal; nil when the calling task is cancelled.
         public mutating func next() async -> UnixSignal? {
             await base.next()
         }
