@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "HeraldLoaders", targets: ["HeraldLoaders"]),
         .library(name: "HeraldSubscribers", targets: ["HeraldSubscribers"]),
         .library(name: "HeraldRuntime", targets: ["HeraldRuntime"]),
+        .library(name: "HeraldLifecycle", targets: ["HeraldLifecycle"]),
     ],
     targets: [
         // The bus. Standard library, Synchronization and FoundationEssentials only,
@@ -24,6 +25,11 @@ let package = Package(
 
         // The one lock of every module (a Mutex the thread sanitizer can see). Synchronization only.
         .target(name: "HeraldSync"),
+
+        // One lifecycle for every long-running part: Service, ServiceGroup (start in order, stop in
+        // reverse on signals, a duration or a failure), graceful shutdown, UnixSignalsSequence.
+        .target(name: "HeraldLifecycle", dependencies: ["HeraldSync"]),
+        .testTarget(name: "HeraldLifecycleTests", dependencies: ["HeraldLifecycle", "HeraldTestSupport", "HeraldSync"]),
 
         // The command-line tool. Until the daemon lands it runs the bus demo.
         .executableTarget(name: "herald", dependencies: ["HeraldRuntime", "HeraldSubscribers", "HeraldServices", "HeraldSync"]),
@@ -70,10 +76,10 @@ let package = Package(
 
         // The daemon: loader actors, subscribers, config.json, schedules and wiring.
         .target(name: "HeraldLoaders", dependencies: ["Herald", "HeraldServices"]),
-        .target(name: "HeraldSubscribers", dependencies: ["Herald", "HeraldServices", "HeraldSync"]),
+        .target(name: "HeraldSubscribers", dependencies: ["Herald", "HeraldServices", "HeraldSync", "HeraldLifecycle"]),
         .target(
             name: "HeraldRuntime",
-            dependencies: ["Herald", "HeraldServices", "HeraldLoaders", "HeraldSubscribers", "HeraldSandbox"]
+            dependencies: ["Herald", "HeraldServices", "HeraldLoaders", "HeraldSubscribers", "HeraldSandbox", "HeraldLifecycle", "HeraldSync"]
         ),
         .executableTarget(
             name: "timeline-observer",
@@ -93,6 +99,13 @@ let package = Package(
         .testTarget(name: "HeraldLoadersTests", dependencies: ["HeraldLoaders", "HeraldServices", "HeraldSandbox", "HeraldSync"]),
         .testTarget(name: "HeraldRuntimeTests", dependencies: ["HeraldRuntime", "HeraldSubscribers", "HeraldLoaders", "HeraldSandbox", "HeraldTestSupport", "HeraldSync"]),
         .testTarget(name: "HeraldCLITests", dependencies: ["HeraldTestSupport", "HeraldSync"]),
+        // Test-only: `herald run` with a fault hook that kills the process at a post scheduler's
+        // fault point, for the crash tests (the shipping binary has no crash hook).
+        .executableTarget(
+            name: "herald-crash-run",
+            dependencies: ["HeraldRuntime", "HeraldSubscribers"],
+            path: "Tests/herald-crash-run"
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -57,28 +57,28 @@ enum Commands {
         }
     }
 
+    /// `herald run`: the daemon, which stops on SIGINT or SIGTERM itself.
     static func run(config path: String, duration: Duration?) async -> Int32 {
         guard let configuration = validConfiguration(path) else { return 2 }
-        let daemon = HeraldDaemon(configuration: configuration, postFaultHook: crashHook())
-        // Signals are caught before anything starts, so an early SIGTERM still stops cleanly.
-        let stop = CancelOnSignal()
-        let signals = Terminal.onTermination {
-            Terminal.err("herald: stopping")
-            stop.fire()
-        }
-        defer { signals.forEach { $0.cancel() } }
-        let task = Task {
-            try await daemon.run(for: duration) { started in
+        let daemon = HeraldDaemon(configuration: configuration)
+        do {
+            let stopped = try await daemon.run(for: duration, stopOnSignals: true) { started in
                 if let url = started.sandboxURL { Terminal.err("herald: sandbox at \(url.absoluteString)") }
                 Terminal.err("herald: running \(started.loaders.count) loader\(started.loaders.count == 1 ? "" : "s") (\(started.loaders.joined(separator: ", "))); Ctrl-C to stop")
+            } stopping: { reason in
+                switch reason {
+                case .signal:
+                    Terminal.err("herald: stopping")
+                case .signalAgain:
+                    Terminal.err("herald: stopping at once")
+                    exit(1)
+                case .timeElapsed, .cancelled, .failed:
+                    break
+                }
             }
-        }
-        stop.attach(task)
-        switch await task.result {
-        case .success(let stopped):
             Terminal.err("herald: stopped" + (stopped.drained ? "" : " (\(stopped.discarded) events not delivered)"))
             return 0
-        case .failure(let error):
+        } catch {
             Terminal.err("herald: \(error)")
             return 1
         }
@@ -185,16 +185,6 @@ enum Commands {
         stop.attach(task)
         await task.value
         return 0
-    }
-
-    /// `HERALD_CRASH_AT=after-intent|after-post` (for crash tests only): the process kills itself
-    /// with SIGKILL at that point of the post schedulers, as a power cut would.
-    static func crashHook() -> (@Sendable (PostScheduler.FaultPoint) -> Void)? {
-        guard let name = ProcessInfo.processInfo.environment["HERALD_CRASH_AT"],
-              let point = PostScheduler.FaultPoint(rawValue: name) else { return nil }
-        return { reached in
-            if reached == point { kill(getpid(), SIGKILL) }
-        }
     }
 
     /// `herald post`: one status, with a progress bar while a video uploads.

@@ -15,6 +15,8 @@ import Darwin
 /// answers. The sandbox's own record (`GET /_sandbox/posts`) is the judge.
 @Suite(.timeLimit(.minutes(5))) struct PostReliabilityTests {
     static let herald = BuiltProducts.url(of: "herald")
+    /// `herald run` with a fault hook, built for the tests only.
+    static let crashRun = BuiltProducts.url(of: "herald-crash-run")
 
     /// A running `herald sandbox` whose timeline does not grow during the test.
     struct SandboxProcess {
@@ -102,9 +104,8 @@ import Darwin
         let config = try Self.daemonConfig(in: directory, sandbox: sandbox.url)
 
         // The first run kills itself (SIGKILL) at the crash point of its first post.
-        var environment = ProcessInfo.processInfo.environment
-        environment["HERALD_CRASH_AT"] = crashPoint
-        let crashed = try ChildProcess(herald, ["run", "--config", config.path], environment: environment)
+        let crashRun = try #require(Self.crashRun)
+        let crashed = try ChildProcess(crashRun, [crashPoint, "--config", config.path])
         let killed = try #require(await crashed.finish(within: .seconds(60)))
         #expect([SIGKILL, 128 + SIGKILL].contains(killed.status), "stderr: \(killed.stderr)")
         let afterCrash = try await sandbox.posts()
@@ -161,6 +162,26 @@ import Darwin
 
         let posts = try await sandbox.posts()
         #expect(posts.count == 4 && Set(posts).count == 4, "posts: \(posts)")
+        await sandbox.stop()
+    }
+
+    /// The crash hook lives in a test-only helper: the shipping binary ignores
+    /// `HERALD_CRASH_AT` and posts as usual.
+    @Test func theShippingBinaryHasNoCrashHook() async throws {
+        let herald = try #require(Self.herald)
+        let directory = try Self.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let sandbox = try await SandboxProcess.start(in: directory, herald: herald)
+        let config = try Self.daemonConfig(in: directory, sandbox: sandbox.url)
+
+        var environment = ProcessInfo.processInfo.environment
+        environment["HERALD_CRASH_AT"] = "after-intent"
+        let run = try ChildProcess(herald, ["run", "--config", config.path], environment: environment)
+        let posted = await run.waitForStandardError { Self.outcomes($0).sent >= 1 }
+        #expect(posted, "stderr: \(run.stderr)")
+        run.signal(SIGTERM)
+        let stopped = try #require(await run.finish(within: .seconds(30)))
+        #expect(stopped.status == 0, "stderr: \(stopped.stderr)")
         await sandbox.stop()
     }
 }

@@ -17,3 +17,18 @@ public struct DaemonStopped: Sendable, Hashable {
     /// Events the bus had to discard at shutdown.
     public var discarded: Int
 }
+
+/// Why the daemon begins to stop, as it tells its host.
+public enum DaemonStopping: Sendable, Hashable {
+    /// SIGINT or SIGTERM (its number) came: the parts stop in reverse order, draining.
+    case signal(Int32)
+    /// The signal came again, over a second after the first: every part is cancelled instead
+    /// of draining. (`herald run` exits at once.)
+    case signalAgain(Int32)
+    /// The run's duration passed.
+    case timeElapsed
+    /// The task running the daemon was cancelled.
+    case cancelled
+    /// The named part (`loaders.home`, `subscribers.archive`, `sandbox`) failed.
+    case failed(String)
+}

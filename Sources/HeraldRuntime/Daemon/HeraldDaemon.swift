@@ -1,16 +1,19 @@
 import Foundation
 import Herald
+import HeraldLifecycle
 import HeraldLoaders
 import HeraldSandbox
 import HeraldServices
 import HeraldSubscribers
 
-/// The running program: the embedded sandbox (when a service points at it), the bus, the log
-/// subscribers, the loaders and their schedules, started from a validated configuration.
+/// The running program: a `ServiceGroup` of the embedded sandbox (when a service points at
+/// it), the log and file subscribers, the bus's drain, the post schedulers and the loaders'
+/// schedules, made from a validated configuration.
 ///
-/// ``run(for:started:)`` returns when its duration has passed or its task is cancelled; it then
-/// stops the schedules (cancelling loads in flight), drains the bus, stops the subscribers and
-/// the sandbox, in that order.
+/// The group starts them in that order, each once the one before it is ready, and stops them in
+/// reverse: the schedules (cancelling loads in flight), the post schedulers (what they have not
+/// sent stays in their outboxes), the drain (so their last events are delivered), the
+/// subscribers (file sinks sync and close), the sandbox. See ``run(for:stopOnSignals:started:stopping:)``.
 public struct HeraldDaemon: Sendable {
     /// Makes the writer of a log subscriber's output.
     public typealias WriterFactory = @Sendable (SubscriberConfiguration.Output) throws -> any LogWriter
@@ -19,7 +22,8 @@ public struct HeraldDaemon: Sendable {
     public let configuration: HeraldConfiguration
     private let makeWriter: WriterFactory
     private let drainTimeout: Duration
-    private let scheduler: @Sendable ([(any Loader, SchedulePolicy)], Duration?) async -> Void
+    private let makeSchedule: @Sendable (SchedulePolicy, UInt64, @escaping @Sendable () async -> LoadOutcome) -> any Service
+    private let makeGroup: @Sendable ([ServiceGroup.Member], [UnixSignal], Duration?, @escaping @Sendable (ServiceGroup.Event) -> Void) -> ServiceGroup
     private let postClock: any Clock<Duration>
     private let now: @Sendable () -> Date
     private let postFaultHook: (@Sendable (PostScheduler.FaultPoint) -> Void)?
@@ -33,12 +37,15 @@ public struct HeraldDaemon: Sendable {
     ///   - clock: the clock schedules and `run(for:)` are measured on (a manual one in tests).
     ///   - now: the wall-clock time, to turn rate-limit reset dates into pauses; the embedded
     ///     sandbox's timeline and todos grow on it too (a fixed date in tests).
-    ///   - postFaultHook: called at the post schedulers' fault points (crash tests stop the
-    ///     process there).
+    ///   - postFaultHook: called at the post schedulers' fault points (the crash tests' helper
+    ///     stops the process there; the shipping `herald` passes none).
     public init<C: Clock>(configuration: HeraldConfiguration, makeWriter: WriterFactory? = nil, drainTimeout: Duration = .seconds(3),
                           clock: C, now: @escaping @Sendable () -> Date = { Date() },
                           postFaultHook: (@Sendable (PostScheduler.FaultPoint) -> Void)? = nil) where C.Duration == Duration {
-        self.scheduler = { loaders, duration in await Self.runSchedules(loaders, for: duration, clock: clock, now: now) }
+        self.makeSchedule = { policy, seed, load in LoaderSchedule(policy: policy, clock: clock, seed: seed, now: now, load: load) }
+        self.makeGroup = { members, signals, duration, onEvent in
+            ServiceGroup(members, signals: signals, stopAfter: duration, clock: clock, onEvent: onEvent)
+        }
         self.postClock = clock
         self.now = now
         self.postFaultHook = postFaultHook
@@ -66,43 +73,80 @@ public struct HeraldDaemon: Sendable {
         }
     }
 
-    /// Runs until `duration` has passed (forever when nil) or the calling task is cancelled.
+    /// Runs until `duration` has passed (forever when nil), SIGINT or SIGTERM comes (with
+    /// `stopOnSignals`), the calling task is cancelled, or a part fails; then stops every part
+    /// in reverse order.
     ///
-    /// - Parameter started: called once everything runs, before the first loads finish.
-    /// - Throws: ``DaemonError`` when something cannot start (the sandbox's port, a log file).
+    /// - Parameters:
+    ///   - stopOnSignals: trap SIGINT and SIGTERM (they no longer end the process) and stop on
+    ///     the first; the same signal again, over a second later, cancels every part instead of
+    ///     letting it drain (see ``DaemonStopping/signalAgain(_:)``).
+    ///   - started: called once every part runs, before the first loads.
+    ///   - stopping: called when the daemon begins to stop, and why.
+    /// - Throws: ``DaemonError`` when a part cannot start (the sandbox's port, a log file) or
+    ///   fails, naming it; the parts started before it have been stopped.
     @discardableResult
-    public func run(for duration: Duration? = nil, started: @Sendable (DaemonStarted) -> Void = { _ in }) async throws(DaemonError) -> DaemonStopped {
-        var sandbox: Sandbox?
-        if configuration.usesSandbox {
-            do {
-                var settings = ServiceDirectory.sandboxConfiguration(for: configuration)
-                settings.now = now
-                sandbox = try await Sandbox.start(settings)
-            } catch {
-                throw DaemonError("cannot start the sandbox: \(error)")
+    public func run(for duration: Duration? = nil, stopOnSignals: Bool = false,
+                    started: @escaping @Sendable (DaemonStarted) -> Void = { _ in },
+                    stopping: @escaping @Sendable (DaemonStopping) -> Void = { _ in }) async throws(DaemonError) -> DaemonStopped {
+        let sandbox = configuration.usesSandbox ? SandboxService(settings: sandboxSettings()) : nil
+        let bus = EventBus(configuration: .init(firstSequence: Self.firstSequence(after: configuration)))
+        let drain = BusDrainService(bus: bus, timeout: drainTimeout)
+        let store = LoaderStateStore(directory: configuration.stateDirectory)
+        var members: [ServiceGroup.Member] = []
+        if let sandbox { members.append(.init("sandbox", sandbox)) }
+        let names = configuration.subscribers.keys.sorted()
+        for name in names {
+            guard let settings = configuration.subscribers[name], settings.posting == nil else { continue }
+            members.append(.init("subscribers.\(name)", DeferredService { [self] in try subscriberService(name, settings, bus: bus) }))
+        }
+        members.append(.init("bus", drain))
+        // Post schedulers after the log and archive subscribers, so the posts they resume from
+        // their outboxes are seen there.
+        for name in names {
+            guard let posting = configuration.subscribers[name]?.posting else { continue }
+            members.append(.init("subscribers.\(name)", DeferredService { [self] in
+                try makePostScheduler(name, posting, sandbox: sandbox?.sandbox).service(on: bus)
+            }))
+        }
+        for id in configuration.loaders.keys.sorted() {
+            guard let settings = configuration.loaders[id] else { continue }
+            members.append(.init("loaders.\(id)", DeferredService { [self] in
+                let loader = try makeLoader(id, settings, bus: bus, store: store, sandbox: sandbox?.sandbox)
+                return makeSchedule(settings.schedule, Self.seed(id), { await loader.load() })
+            }))
+        }
+        let announcement = announcement
+        let group = makeGroup(members, stopOnSignals ? [.sigint, .sigterm] : [], duration) { event in
+            switch event {
+            case .started: started(announcement(sandbox?.sandbox?.baseURL))
+            case .stopping(let reason): stopping(DaemonStopping(reason))
+            case .stoppingAtOnce(let signal): stopping(.signalAgain(signal.rawValue))
             }
         }
-        let bus = EventBus(configuration: .init(firstSequence: Self.firstSequence(after: configuration)))
-        var subscribers: [RunningSubscriber] = []
         do {
-            try startSubscribers(on: bus, sandbox: sandbox, into: &subscribers)
-            let loaders = try makeLoaders(bus: bus, sandbox: sandbox)
-            started(DaemonStarted(sandboxURL: sandbox?.baseURL, loaders: loaders.map(\.0.id), subscribers: subscribers.map(\.name)))
-            await runSchedules(loaders, for: duration)
-            // Post schedulers stop before the drain, so their last events are archived; what
-            // they have not sent stays in their outboxes.
-            for subscriber in subscribers { await subscriber.stopBeforeDrain?() }
-            let report = await bus.shutdown(timeout: drainTimeout)
-            subscribers.forEach { $0.stop() }  // after the drain: file sinks sync and close
-            await sandbox?.stop()
-            return DaemonStopped(drained: report.drained, discarded: report.totalDiscarded)
+            try await group.run()
         } catch {
-            for subscriber in subscribers { await subscriber.stopBeforeDrain?() }
-            _ = await bus.shutdown(timeout: .seconds(1))
-            subscribers.forEach { $0.stop() }
-            await sandbox?.stop()
-            throw error
+            throw error.underlying as? DaemonError ?? DaemonError(error.description)
         }
+        // No report: the run stopped before the drain started, so nothing that publishes ran.
+        let report = drain.shutdownReport
+        return DaemonStopped(drained: report?.drained ?? true, discarded: report?.totalDiscarded ?? 0)
+    }
+
+    private func sandboxSettings() -> SandboxConfiguration {
+        var settings = ServiceDirectory.sandboxConfiguration(for: configuration)
+        settings.now = now
+        return settings
+    }
+
+    /// What ``run(for:stopOnSignals:started:stopping:)`` tells its host once every part runs.
+    private var announcement: @Sendable (URL?) -> DaemonStarted {
+        let loaders = configuration.loaders.keys.sorted()
+        let subscribers = configuration.subscribers.keys.sorted().filter { configuration.subscribers[$0]?.posting == nil }
+            .map { name in configuration.subscribers[name]?.archive == nil ? "subscriber.\(name)" : name }
+            + configuration.subscribers.keys.sorted().filter { configuration.subscribers[$0]?.posting != nil }
+        return { url in DaemonStarted(sandboxURL: url, loaders: loaders, subscribers: subscribers) }
     }
 
     /// One more than the largest `seq` in the file subscribers' archives (1 when there are
@@ -121,54 +165,27 @@ public struct HeraldDaemon: Sendable {
         return last == .max ? last : last + 1
     }
 
-    /// Starts the subscribers into `subscribers` (so that the caller stops those started when
-    /// a later one fails): post schedulers last, so that the posts they resume from their
-    /// outboxes are seen by the log and archive subscribers.
-    private func startSubscribers(on bus: EventBus, sandbox: Sandbox?, into subscribers: inout [RunningSubscriber]) throws(DaemonError) {
-        let redactor = Redactor(secrets: configuration.secrets)
-        let names = configuration.subscribers.keys.sorted()
-        for name in names.filter({ configuration.subscribers[$0]?.posting == nil }) + names.filter({ configuration.subscribers[$0]?.posting != nil }) {
-            guard let settings = configuration.subscribers[name] else { continue }
-            if let posting = settings.posting {
-                let scheduler = try makePostScheduler(name, posting, sandbox: sandbox)
-                subscribers.append(RunningSubscriber(name: name, stop: {}, stopBeforeDrain: { await scheduler.stop() }))
-                do {
-                    try scheduler.start(on: bus)
-                } catch {
-                    throw DaemonError("subscribers.\(name): \(error)")
-                }
-                continue
-            }
-            if let archive = settings.archive {
-                let sink = FileSink(
-                    name: name, path: ConfigLoader.resolve(archive.path, against: configuration.directory).path,
-                    patterns: settings.topics.map { TopicPattern(stringLiteral: $0) }, durability: archive.durability,
-                    syncEvery: archive.syncEvery, rotation: archive.rotation)
-                do {
-                    try sink.start(on: bus)
-                } catch {
-                    throw DaemonError("subscribers.\(name): \(error)")
-                }
-                subscribers.append(RunningSubscriber(name: name, stop: { sink.stop() }))
-                continue
-            }
-            let writer: any LogWriter
-            do {
-                writer = try makeWriter(settings.output)
-            } catch {
-                throw DaemonError("subscribers.\(name).output: cannot open: \(error.localizedDescription)")
-            }
-            let subscriber = LogSubscriber(
-                name: "subscriber.\(name)", patterns: settings.topics.map { TopicPattern(stringLiteral: $0) },
-                level: settings.level, format: settings.format, writer: writer,
-                summarizers: [LoaderEventSummaries.summarizer], redactor: redactor)
-            do {
-                try subscriber.start(on: bus)
-            } catch {
-                throw DaemonError("subscribers.\(name): \(error)")
-            }
-            subscribers.append(RunningSubscriber(name: subscriber.name, stop: { subscriber.stop() }))
+    /// A log or file subscriber as a service: its output opened and subscribed when the group
+    /// starts it.
+    private func subscriberService(_ name: String, _ settings: SubscriberConfiguration, bus: EventBus) throws(DaemonError) -> any Service {
+        if let archive = settings.archive {
+            let sink = FileSink(
+                name: name, path: ConfigLoader.resolve(archive.path, against: configuration.directory).path,
+                patterns: settings.topics.map { TopicPattern(stringLiteral: $0) }, durability: archive.durability,
+                syncEvery: archive.syncEvery, rotation: archive.rotation)
+            return sink.service(on: bus)
         }
+        let writer: any LogWriter
+        do {
+            writer = try makeWriter(settings.output)
+        } catch {
+            throw DaemonError("subscribers.\(name).output: cannot open: \(error.localizedDescription)")
+        }
+        let subscriber = LogSubscriber(
+            name: "subscriber.\(name)", patterns: settings.topics.map { TopicPattern(stringLiteral: $0) },
+            level: settings.level, format: settings.format, writer: writer,
+            summarizers: [LoaderEventSummaries.summarizer], redactor: Redactor(secrets: configuration.secrets))
+        return subscriber.service(on: bus)
     }
 
     private func makePostScheduler(_ name: String, _ posting: PostingSettings, sandbox: Sandbox?) throws(DaemonError) -> PostScheduler {
@@ -187,33 +204,26 @@ public struct HeraldDaemon: Sendable {
                              clock: postClock, now: now, faultHook: postFaultHook)
     }
 
-    private func makeLoaders(bus: EventBus, sandbox: Sandbox?) throws(DaemonError) -> [(any Loader, SchedulePolicy)] {
+    private func makeLoader(_ id: String, _ settings: LoaderConfiguration, bus: EventBus, store: LoaderStateStore,
+                            sandbox: Sandbox?) throws(DaemonError) -> any Loader {
         let services = ServiceDirectory(configuration: configuration, sandbox: sandbox, transport: SchemeRoutingTransport())
-        let store = LoaderStateStore(directory: configuration.stateDirectory)
-        var loaders: [(any Loader, SchedulePolicy)] = []
-        for id in configuration.loaders.keys.sorted() {
-            guard let settings = configuration.loaders[id] else { continue }
-            let loader: any Loader
-            switch settings.kind {
-            case .timeline(let request):
-                let client = try services.twitter(settings.service)
-                loader = try Self.setUp(id) { () throws(LoaderSetupError) in
-                    try TimelineLoader(id: id, client: client, request: request, bus: bus, stateStore: store)
-                }
-            case .tiqav(let request):
-                let client = try services.tiqav(settings.service)
-                loader = try Self.setUp(id) { () throws(LoaderSetupError) in
-                    try TiqavLoader(id: id, client: client, request: request, bus: bus, stateStore: store)
-                }
-            case .todo(let bucket):
-                let client = try services.baas(settings.service)
-                loader = try Self.setUp(id) { () throws(LoaderSetupError) in
-                    try TodoLoader(id: id, client: client, bucket: bucket, bus: bus, stateStore: store)
-                }
+        switch settings.kind {
+        case .timeline(let request):
+            let client = try services.twitter(settings.service)
+            return try Self.setUp(id) { () throws(LoaderSetupError) in
+                try TimelineLoader(id: id, client: client, request: request, bus: bus, stateStore: store)
             }
-            loaders.append((loader, settings.schedule))
+        case .tiqav(let request):
+            let client = try services.tiqav(settings.service)
+            return try Self.setUp(id) { () throws(LoaderSetupError) in
+                try TiqavLoader(id: id, client: client, request: request, bus: bus, stateStore: store)
+            }
+        case .todo(let bucket):
+            let client = try services.baas(settings.service)
+            return try Self.setUp(id) { () throws(LoaderSetupError) in
+                try TodoLoader(id: id, client: client, bucket: bucket, bus: bus, stateStore: store)
+            }
         }
-        return loaders
     }
 
     private static func setUp(_ id: String, _ make: () throws(LoaderSetupError) -> any Loader) throws(DaemonError) -> any Loader {
@@ -224,33 +234,8 @@ public struct HeraldDaemon: Sendable {
         }
     }
 
-    private func runSchedules(_ loaders: [(any Loader, SchedulePolicy)], for duration: Duration?) async {
-        await scheduler(loaders, duration)
-    }
-
-    private static func runSchedules<C: Clock>(_ loaders: [(any Loader, SchedulePolicy)], for duration: Duration?,
-                                               clock: C, now: @escaping @Sendable () -> Date) async where C.Duration == Duration {
-        await withTaskGroup(of: Void.self) { group in
-            for (loader, policy) in loaders {
-                let schedule = LoaderSchedule(policy: policy, clock: clock, seed: seed(loader.id), now: now) { await loader.load() }
-                group.addTask { await schedule.run() }
-            }
-            // Sleeping until cancelled (or the duration) is how the run waits for its stop.
-            try? await clock.sleep(for: duration ?? .seconds(10 * 365 * 86_400))
-            group.cancelAll()
-        }
-    }
-
     /// A stable seed per loader, so jitter differs between loaders but not between runs.
     static func seed(_ id: String) -> UInt64 {
         id.utf8.reduce(14_695_981_039_346_656_037) { ($0 ^ UInt64($1)) &* 1_099_511_628_211 }
     }
-}
-
-/// A started subscriber, as the daemon stops it.
-struct RunningSubscriber: Sendable {
-    var name: String
-    var stop: @Sendable () -> Void
-    /// Stops it before the bus drains (post schedulers), if it needs to.
-    var stopBeforeDrain: (@Sendable () async -> Void)? = nil
 }

@@ -1,13 +1,15 @@
 import Foundation
+import HeraldLifecycle
 import HeraldLoaders
 
 /// Runs a load on a ``SchedulePolicy`` over any clock: once at start, then as
-/// ``ScheduleState`` decides, until the task running ``run()`` is cancelled.
+/// ``ScheduleState`` decides, until the task running ``run()`` is cancelled or, in a
+/// `ServiceGroup`, asked to shut down gracefully; either way the load in flight is cancelled.
 ///
 /// After a success the next tick is the previous tick plus the pause (no drift from the load's
 /// duration; if that time has passed, at once). After a failure the pause counts from the
 /// failure. Loads never overlap: the next starts only after the previous returned.
-public struct LoaderSchedule<C: Clock>: Sendable where C.Duration == Duration {
+public struct LoaderSchedule<C: Clock>: Service where C.Duration == Duration {
     /// The policy.
     public let policy: SchedulePolicy
     private let clock: C
@@ -31,8 +33,19 @@ public struct LoaderSchedule<C: Clock>: Sendable where C.Duration == Duration {
         self.load = load
     }
 
-    /// Loads at start and on every tick until cancelled.
+    /// Loads at start and on every tick until cancelled or shut down.
+    ///
+    /// In a `ServiceGroup` it announces itself at once and makes its first load once every
+    /// service of the group has started (so a program's "running" line comes first).
     public func run() async {
+        announceStarted()
+        _ = try? await cancelWhenGracefulShutdown {
+            try await waitUntilGroupStarted()
+            await self.loop()
+        }
+    }
+
+    private func loop() async {
         var state = ScheduleState(policy: policy, seed: seed)
         var tick = clock.now
         while !Task.isCancelled {
