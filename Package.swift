@@ -31,8 +31,9 @@ let package = Package(
         .target(name: "HeraldLifecycle", dependencies: ["HeraldSync"]),
         .testTarget(name: "HeraldLifecycleTests", dependencies: ["HeraldLifecycle", "HeraldTestSupport", "HeraldSync"]),
 
-        // The command-line tool. Until the daemon lands it runs the bus demo.
-        .executableTarget(name: "herald", dependencies: ["HeraldRuntime", "HeraldSubscribers", "HeraldServices", "HeraldSync"]),
+        // The command-line tool. It imports the runtime only (and the one lock): the runtime
+        // offers what each command needs.
+        .executableTarget(name: "herald", dependencies: ["HeraldRuntime", "HeraldSync"]),
 
         // Side-by-side benchmarks against Foundation and the standard library.
         .executableTarget(
@@ -96,8 +97,10 @@ let package = Package(
             dependencies: ["Herald", "HeraldLoaders", "HeraldServices", "HeraldSandbox"],
             path: "Examples/todo-flow"
         ),
-        .testTarget(name: "HeraldLoadersTests", dependencies: ["HeraldLoaders", "HeraldServices", "HeraldSandbox", "HeraldSync"]),
-        .testTarget(name: "HeraldRuntimeTests", dependencies: ["HeraldRuntime", "HeraldSubscribers", "HeraldLoaders", "HeraldSandbox", "HeraldTestSupport", "HeraldSync"]),
+        .testTarget(name: "HeraldLoadersTests", dependencies: ["Herald", "HeraldLoaders", "HeraldServices", "HeraldSandbox", "HeraldSync"]),
+        .testTarget(name: "HeraldRuntimeTests", dependencies: [
+            "Herald", "HeraldRuntime", "HeraldSubscribers", "HeraldLoaders", "HeraldServices", "HeraldSandbox", "HeraldTestSupport", "HeraldSync",
+        ]),
         .testTarget(name: "HeraldCLITests", dependencies: ["HeraldTestSupport", "HeraldSync"]),
         // Test-only: `herald run` with a fault hook that kills the process at a post scheduler's
         // fault point, for the crash tests (the shipping binary has no crash hook).

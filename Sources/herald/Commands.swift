@@ -1,9 +1,5 @@
 import Foundation
-import Herald
 import HeraldRuntime
-import HeraldSandbox
-import HeraldServices
-import HeraldSubscribers
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -85,32 +81,31 @@ enum Commands {
     }
 
     static func sandbox(port: Int?, config path: String?) async -> Int32 {
-        var settings = SandboxConfiguration()
+        var configuration: HeraldConfiguration?
         if let path {
             switch loadConfiguration(path) {
             case .failure(let error):
                 printProblems(error, path: path)
                 return 2
-            case .success(let configuration):
-                settings = configuration.sandboxConfiguration()
+            case .success(let loaded):
+                configuration = loaded
             }
         }
-        if let port { settings.port = port }
         let stop = CancelOnSignal()
         let signals = Terminal.onTermination { stop.fire() }
         defer { signals.forEach { $0.cancel() } }
-        let sandbox: Sandbox
+        let sandbox: StandaloneSandbox
         do {
-            sandbox = try await Sandbox.start(settings)
+            sandbox = try await StandaloneSandbox.start(configuration: configuration, port: port)
         } catch {
-            Terminal.err("herald: cannot start the sandbox: \(error)")
+            Terminal.err("herald: \(error)")
             return 1
         }
         // Keys and tokens are not printed (they may be real ones from the environment);
         // GET /_sandbox/config shows the sandbox's to any tool on this machine.
         Terminal.out("sandbox listening on \(sandbox.baseURL.absoluteString)")
         Terminal.out("twitter: OAuth 1.0a with the \(path == nil ? "standard sandbox" : "configured") credentials (GET /_sandbox/config)")
-        Terminal.out("baas: tenant \(settings.baasTenant), app id \(settings.baasApplicationID)")
+        Terminal.out("baas: tenant \(sandbox.baasTenant), app id \(sandbox.baasApplicationID)")
         let task = Task { await sandbox.run() }
         stop.attach(task)
         await task.value
@@ -120,29 +115,20 @@ enum Commands {
 
     /// `herald tail`: prints the archive, then (with `follow`) what is appended, until a signal.
     static func tail(path: String, topics: [String], follow: Bool, json: Bool) async -> Int32 {
-        var patterns: [TopicPattern] = []
-        for topic in topics {
-            do {
-                patterns.append(try TopicPattern(validating: topic))
-            } catch {
-                Terminal.err("herald: --topic: \(error)")
-                return 2
-            }
-        }
-        let reader = ArchiveReader(path: path, patterns: patterns)
-        func show(_ line: ArchiveReader.Line) {
-            switch (json, line) {
-            case (true, .envelope(_, let text)): Terminal.out(text)
-            default: Terminal.out(ArchiveReader.pretty(line))
-            }
+        let tail: ArchiveTail
+        do {
+            tail = try ArchiveTail(path: path, topics: topics, json: json)
+        } catch {
+            Terminal.err("herald: --topic: \(error)")
+            return 2
         }
         guard follow else {
-            guard !reader.files().isEmpty else {
+            guard !tail.files().isEmpty else {
                 Terminal.err("herald: \(path): no such file")
                 return 1
             }
             do {
-                try reader.lines().forEach(show)
+                try tail.lines().forEach(Terminal.out)
             } catch {
                 Terminal.err("herald: \(path): cannot be read: \(error.localizedDescription)")
                 return 1
@@ -154,8 +140,8 @@ enum Commands {
         defer { signals.forEach { $0.cancel() } }
         let task = Task {
             // The rotated files once, then the live file from the start, growing.
-            for file in reader.files() where file != path {
-                if let data = FileManager.default.contents(atPath: file) { reader.parse(data).forEach(show) }
+            for file in tail.files() where file != path {
+                if let data = FileManager.default.contents(atPath: file) { tail.lines(in: data).forEach(Terminal.out) }
             }
             var offset: UInt64 = 0
             var pending = Data()
@@ -173,7 +159,7 @@ enum Commands {
                         pending.append(chunk)
                         if let last = pending.lastIndex(of: UInt8(ascii: "\n")) {
                             let complete = pending[...last]
-                            reader.parse(Data(complete)).forEach(show)
+                            tail.lines(in: Data(complete)).forEach(Terminal.out)
                             pending = Data(pending[pending.index(after: last)...])
                         }
                     }
@@ -206,7 +192,7 @@ enum Commands {
             }
             // Not read into memory when it is too large to post anyway.
             let size = (try? FileManager.default.attributesOfItem(atPath: media)[.size] as? Int) ?? 0
-            let limit = MediaLimits.seed002.maxVideoBytes
+            let limit = SinglePost.maxMediaBytes
             guard size <= limit else {
                 Terminal.err("herald: post failed: --media \(media): \(size) bytes; the limit is \(limit) bytes (15 MB)")
                 return 1

@@ -1,5 +1,5 @@
 import Foundation
-import HeraldServices
+import HeraldRuntime
 import Synchronization
 import HeraldSync
 
@@ -13,7 +13,7 @@ final class ProgressBar: Sendable {
         self.onTerminal = onTerminal
     }
 
-    func show(_ progress: UploadProgress) {
+    func show(_ progress: SinglePost.Progress) {
         let percent = progress.totalBytes > 0 ? progress.bytesSent * 100 / progress.totalBytes : 0
         let bytes = "\(Self.size(progress.bytesSent))/\(Self.size(progress.totalBytes))"
         let detail = switch progress.phase {

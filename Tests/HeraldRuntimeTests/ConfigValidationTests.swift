@@ -163,9 +163,28 @@ import Testing
         let configuration = try ConfigLoader(environment: [:])
             .parse(try JSONSerialization.data(withJSONObject: object), baseDirectory: URL(fileURLWithPath: "/tmp/herald"))
         let archive = try #require(configuration.subscribers["archive"]?.archive)
-        #expect(archive == ArchiveSettings(path: "var/events.jsonl", durability: .always, syncEvery: .milliseconds(250),
+        #expect(archive == ArchiveSettings(name: "archive", path: "var/events.jsonl", durability: .always, syncEvery: .milliseconds(250),
                                            rotation: FileSinkRotation(maxBytes: 1_000_000, keep: 3)))
         #expect(configuration.subscribers["archive"]?.topics == [">"])
+    }
+
+    /// Each kind carries only its own settings: a log subscriber its level, format and output,
+    /// a file subscriber its archive, a post subscriber its rules.
+    @Test func eachSubscriberKindIsItsOwnCase() throws {
+        var object = ConfigFixtures.withPosts
+        var subscribers = object["subscribers"] as? [String: Any] ?? [:]
+        subscribers["archive"] = ["kind": "file", "path": "var/events.jsonl"]
+        object["subscribers"] = subscribers
+        let configuration = try ConfigLoader(environment: [:])
+            .parse(try JSONSerialization.data(withJSONObject: object), baseDirectory: URL(fileURLWithPath: "/tmp/herald"))
+        let kinds = configuration.subscribers.keys.sorted().map { "\($0): \(configuration.subscribers[$0]?.kind ?? "-")" }
+        #expect(kinds == ["archive: file", "console: log", "posts: post"])
+        #expect(configuration.subscribers["console"]?.logSettings
+            == LogSettings(name: "console", topics: ["loader.>", "post.>", "bus.>"], level: .info, format: .text, output: .standardError))
+        #expect(configuration.subscribers["archive"]?.archive == ArchiveSettings(name: "archive", path: "var/events.jsonl"))
+        let posting = try #require(configuration.subscribers["posts"]?.posting)
+        #expect(posting.name == "posts")
+        #expect(configuration.subscribers["posts"]?.topics == posting.rules.map(\.pattern.description))
     }
 
     @Test func aFileSubscriberIsValidatedLikeTheRest() {
@@ -272,7 +291,7 @@ extension ConfigFixtures {
         let object = ConfigFixtures.set(ConfigFixtures.demo, "subscribers.console.output", "logs/herald.log")
         let configuration = try ConfigLoader(environment: [:])
             .parse(try JSONSerialization.data(withJSONObject: object), baseDirectory: directory)
-        let output = try #require(configuration.subscribers["console"]?.output)
+        let output = try #require(configuration.subscribers["console"]?.logSettings?.output)
         #expect(output == .file("logs/herald.log"))
         try HeraldDaemon.standardWriters(relativeTo: configuration.directory)(output).write("hello")
         #expect(try String(contentsOf: directory.appendingPathComponent("logs/herald.log"), encoding: .utf8) == "hello\n")

@@ -14,7 +14,7 @@ import Testing
     @Test(arguments: ["sink.archive.torn", "sink.posts.outbox.torn"])
     func theShippedLogSubscribesToRepairReports(topic: String) throws {
         let configuration = try ConfigLoader(environment: [:]).load(contentsOf: Self.shippedConfig)
-        let logs = configuration.subscribers.values.filter { $0.archive == nil && $0.posting == nil }
+        let logs = configuration.subscribers.values.compactMap(\.logSettings)
         #expect(!logs.isEmpty)
         let parsed = try Topic(validating: topic)
         #expect(logs.contains { log in log.topics.contains { TopicPattern(stringLiteral: $0).matches(parsed) } },

@@ -6,10 +6,11 @@ extension ConfigLoader {
     func checkFiles(of subscriber: SubscriberConfiguration, baseDirectory: URL, _ reader: ConfigReader) {
         let path = "subscribers.\(subscriber.name)"
         let files: [(key: String, file: String, room: Int)]
-        if let archive = subscriber.archive {
+        switch subscriber {
+        case .file(let archive):
             // Rotation writes events.1000.jsonl beside it, repair events.jsonl.torn.
             files = [("path", archive.path, ".1000".utf8.count)]
-        } else if let posting = subscriber.posting {
+        case .post(let posting):
             if let outbox = posting.outbox {
                 files = [("outbox", outbox, ".compact".utf8.count)]
             } else {
@@ -22,10 +23,12 @@ extension ConfigLoader {
                     reader.report(path, "the name is \(name.utf8.count) bytes long; at most \(allowed) fit in its outbox file's name (or set \"outbox\")")
                 }
             }
-        } else if case .file(let file) = subscriber.output {
-            files = [("output", file, 0)]
-        } else {
-            files = []
+        case .log(let log):
+            if case .file(let file) = log.output {
+                files = [("output", file, 0)]
+            } else {
+                files = []
+            }
         }
         for (key, file, room) in files {
             if let problem = PathLimits.problem(file, against: baseDirectory, room: room) {
@@ -45,7 +48,8 @@ extension ConfigLoader {
     func checkStateDirectory(_ state: String, loaders: [String: LoaderConfiguration], subscribers: [String: SubscriberConfiguration],
                              baseDirectory: URL, _ reader: ConfigReader) {
         var longest = loaders.keys.map { $0.utf8.count + PathLimits.loaderStateFileExtra }.max() ?? 0
-        for (name, subscriber) in subscribers where subscriber.posting != nil && subscriber.posting?.outbox == nil {
+        for (name, subscriber) in subscribers {
+            guard case .post(let posting) = subscriber, posting.outbox == nil else { continue }
             longest = max(longest, "outbox/".utf8.count + name.utf8.count + PathLimits.outboxFileExtra)
         }
         let room = longest == 0 ? 0 : "/".utf8.count + longest

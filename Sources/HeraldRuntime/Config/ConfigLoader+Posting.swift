@@ -5,6 +5,8 @@ import HeraldSubscribers
 
 /// A `"kind": "post"` subscriber: rules that turn events into posts, with its outbox.
 public struct PostingSettings: Sendable {
+    /// The name (the key in `subscribers`).
+    public var name: String
     /// The rules, in name order.
     public var rules: [PostRule]
     /// Retries of posts that fail for a reason that may pass.
@@ -12,6 +14,9 @@ public struct PostingSettings: Sendable {
     /// The outbox journal's path (relative paths against the config's directory); by default
     /// `<state>/outbox/<subscriber>.jsonl`.
     public var outbox: String?
+
+    /// The topics it receives: its rules' `on` patterns.
+    public var topics: [String] { rules.map(\.pattern.description) }
 }
 
 extension ConfigLoader {
@@ -62,9 +67,7 @@ extension ConfigLoader {
             }
         }
         guard valid else { return nil }
-        return SubscriberConfiguration(
-            name: name, topics: rules.map(\.pattern.description), level: .debug, format: .json, output: .standardError,
-            posting: PostingSettings(rules: rules, retry: retry, outbox: outbox))
+        return .post(PostingSettings(name: name, rules: rules, retry: retry, outbox: outbox))
     }
 
     private func readRule(_ name: String, _ value: ConfigJSON, path: String, services: [String: ServiceConfiguration?]?,

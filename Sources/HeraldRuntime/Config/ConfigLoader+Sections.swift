@@ -160,14 +160,14 @@ extension ConfigLoader {
             let topics = readTopics(fields["topics"], path: "\(path).topics", reader)
             let level = reader.choice(fields, "level", at: path, among: LogLevel.allCases.map(\.rawValue)).flatMap(LogLevel.init(rawValue:))
             let format = reader.choice(fields, "format", at: path, among: LogFormat.allCases.map(\.rawValue)).flatMap(LogFormat.init(rawValue:))
-            let output: SubscriberConfiguration.Output = switch reader.string(fields, "output", at: path) {
+            let output: LogSettings.Output = switch reader.string(fields, "output", at: path) {
             case nil, "stderr"?: .standardError
             case "stdout"?: .standardOutput
             case let file?: .file(file)
             }
             guard kind != nil, let topics else { continue }
-            let subscriber = SubscriberConfiguration(name: name, topics: topics, level: level ?? .info,
-                                                     format: format ?? .text, output: output)
+            let subscriber = SubscriberConfiguration.log(LogSettings(name: name, topics: topics, level: level ?? .info,
+                                                                     format: format ?? .text, output: output))
             checkFiles(of: subscriber, baseDirectory: baseDirectory, reader)
             subscribers[name] = subscriber
         }
@@ -193,9 +193,8 @@ extension ConfigLoader {
             if let maxBytes { rotation = FileSinkRotation(maxBytes: maxBytes, keep: keep ?? 5) }
         }
         guard let topics, let file else { return nil }
-        return SubscriberConfiguration(
-            name: name, topics: topics, level: .debug, format: .json, output: .standardError,
-            archive: ArchiveSettings(path: file, durability: durability, syncEvery: syncEvery, rotation: rotation))
+        return .file(ArchiveSettings(name: name, topics: topics, path: file, durability: durability, syncEvery: syncEvery,
+                                     rotation: rotation))
     }
 
     private func readTopics(_ value: ConfigJSON?, path: String, _ reader: ConfigReader) -> [String]? {

@@ -100,8 +100,45 @@ public struct LoaderConfiguration: Sendable {
     public var schedule: SchedulePolicy
 }
 
-/// One subscriber of `subscribers`.
-public struct SubscriberConfiguration: Sendable {
+/// One subscriber of `subscribers`: one case per `kind`, each with only that kind's settings.
+public enum SubscriberConfiguration: Sendable {
+    /// `"kind": "log"`: matching events as log lines.
+    case log(LogSettings)
+    /// `"kind": "file"`: every matching event archived as a JSON line.
+    case file(ArchiveSettings)
+    /// `"kind": "post"`: rules that turn events into posts.
+    case post(PostingSettings)
+
+    /// The name (the key in `subscribers`).
+    public var name: String {
+        switch self {
+        case .log(let settings): settings.name
+        case .file(let settings): settings.name
+        case .post(let settings): settings.name
+        }
+    }
+
+    /// The topics it receives (a post subscriber's are its rules' `on` patterns).
+    public var topics: [String] {
+        switch self {
+        case .log(let settings): settings.topics
+        case .file(let settings): settings.topics
+        case .post(let settings): settings.topics
+        }
+    }
+
+    /// The kind as written in the config: `log`, `file` or `post`.
+    public var kind: String {
+        switch self {
+        case .log: "log"
+        case .file: "file"
+        case .post: "post"
+        }
+    }
+}
+
+/// A `"kind": "log"` subscriber: matching events as log lines.
+public struct LogSettings: Sendable, Hashable {
     /// Where a log subscriber writes.
     public enum Output: Sendable, Hashable {
         /// Standard error (the default).
@@ -122,15 +159,24 @@ public struct SubscriberConfiguration: Sendable {
     public var format: LogFormat
     /// Where lines go.
     public var output: Output
-    /// For a `"kind": "file"` subscriber, the JSON Lines archive (nil for a log subscriber,
-    /// whose other settings a file subscriber does not use).
-    public var archive: ArchiveSettings? = nil
-    /// For a `"kind": "post"` subscriber, its rules (nil for the other kinds).
-    public var posting: PostingSettings? = nil
+
+    /// Settings with the config's defaults: every topic, `info`, `text`, standard error.
+    public init(name: String, topics: [String] = [">"], level: LogLevel = .info, format: LogFormat = .text,
+                output: Output = .standardError) {
+        self.name = name
+        self.topics = topics
+        self.level = level
+        self.format = format
+        self.output = output
+    }
 }
 
 /// A `"kind": "file"` subscriber: every matching event archived as a JSON line.
 public struct ArchiveSettings: Sendable, Hashable {
+    /// The name (the key in `subscribers`).
+    public var name: String
+    /// The topics it receives.
+    public var topics: [String]
     /// The archive (relative paths are resolved against the config's directory).
     public var path: String
     /// When lines are forced to the disk.
@@ -140,8 +186,11 @@ public struct ArchiveSettings: Sendable, Hashable {
     /// Size-based rotation, if any.
     public var rotation: FileSinkRotation?
 
-    public init(path: String, durability: FileSinkDurability = .batch, syncEvery: Duration = .milliseconds(100),
-                rotation: FileSinkRotation? = nil) {
+    /// Settings with the config's defaults: every topic, `batch` durability, a sync every 100 ms, no rotation.
+    public init(name: String, topics: [String] = [">"], path: String, durability: FileSinkDurability = .batch,
+                syncEvery: Duration = .milliseconds(100), rotation: FileSinkRotation? = nil) {
+        self.name = name
+        self.topics = topics
         self.path = path
         self.durability = durability
         self.syncEvery = syncEvery

@@ -16,7 +16,7 @@ import HeraldSubscribers
 /// subscribers (file sinks sync and close), the sandbox. See ``run(for:stopOnSignals:started:stopping:)``.
 public struct HeraldDaemon: Sendable {
     /// Makes the writer of a log subscriber's output.
-    public typealias WriterFactory = @Sendable (SubscriberConfiguration.Output) throws -> any LogWriter
+    public typealias WriterFactory = @Sendable (LogSettings.Output) throws -> any LogWriter
 
     /// The configuration it runs.
     public let configuration: HeraldConfiguration
@@ -97,14 +97,20 @@ public struct HeraldDaemon: Sendable {
         if let sandbox { members.append(.init("sandbox", sandbox)) }
         let names = configuration.subscribers.keys.sorted()
         for name in names {
-            guard let settings = configuration.subscribers[name], settings.posting == nil else { continue }
-            members.append(.init("subscribers.\(name)", DeferredService { [self] in try subscriberService(name, settings, bus: bus) }))
+            switch configuration.subscribers[name] {
+            case .log(let log)?:
+                members.append(.init("subscribers.\(name)", DeferredService { [self] in try logService(log, bus: bus) }))
+            case .file(let archive)?:
+                members.append(.init("subscribers.\(name)", DeferredService { [self] in archiveService(archive, bus: bus) }))
+            case .post?, nil:
+                continue
+            }
         }
         members.append(.init("bus", drain))
         // Post schedulers after the log and archive subscribers, so the posts they resume from
         // their outboxes are seen there.
         for name in names {
-            guard let posting = configuration.subscribers[name]?.posting else { continue }
+            guard case .post(let posting)? = configuration.subscribers[name] else { continue }
             members.append(.init("subscribers.\(name)", DeferredService { [self] in
                 try makePostScheduler(name, posting, sandbox: sandbox?.sandbox).service(on: bus)
             }))
@@ -143,9 +149,18 @@ public struct HeraldDaemon: Sendable {
     /// What ``run(for:stopOnSignals:started:stopping:)`` tells its host once every part runs.
     private var announcement: @Sendable (URL?) -> DaemonStarted {
         let loaders = configuration.loaders.keys.sorted()
-        let subscribers = configuration.subscribers.keys.sorted().filter { configuration.subscribers[$0]?.posting == nil }
-            .map { name in configuration.subscribers[name]?.archive == nil ? "subscriber.\(name)" : name }
-            + configuration.subscribers.keys.sorted().filter { configuration.subscribers[$0]?.posting != nil }
+        // Log subscribers are named as their events' senders are; post subscribers come last,
+        // as they start after the others.
+        var started: [String] = [], posters: [String] = []
+        for name in configuration.subscribers.keys.sorted() {
+            switch configuration.subscribers[name] {
+            case .log?: started.append("subscriber.\(name)")
+            case .file?: started.append(name)
+            case .post?: posters.append(name)
+            case nil: break
+            }
+        }
+        let subscribers = started + posters
         return { url in DaemonStarted(sandboxURL: url, loaders: loaders, subscribers: subscribers) }
     }
 
@@ -158,32 +173,33 @@ public struct HeraldDaemon: Sendable {
     static func firstSequence(after configuration: HeraldConfiguration) -> UInt64 {
         var last: UInt64 = 0
         for settings in configuration.subscribers.values {
-            guard let archive = settings.archive else { continue }
+            guard case .file(let archive) = settings else { continue }
             let path = ConfigLoader.resolve(archive.path, against: configuration.directory).path
             if let archived = try? ArchiveReader(path: path).lastSequence() { last = max(last, archived) }
         }
         return last == .max ? last : last + 1
     }
 
-    /// A log or file subscriber as a service: its output opened and subscribed when the group
-    /// starts it.
-    private func subscriberService(_ name: String, _ settings: SubscriberConfiguration, bus: EventBus) throws(DaemonError) -> any Service {
-        if let archive = settings.archive {
-            let sink = FileSink(
-                name: name, path: ConfigLoader.resolve(archive.path, against: configuration.directory).path,
-                patterns: settings.topics.map { TopicPattern(stringLiteral: $0) }, durability: archive.durability,
-                syncEvery: archive.syncEvery, rotation: archive.rotation)
-            return sink.service(on: bus)
-        }
+    /// A file subscriber as a service: its archive opened and subscribed when the group starts it.
+    private func archiveService(_ archive: ArchiveSettings, bus: EventBus) -> any Service {
+        let sink = FileSink(
+            name: archive.name, path: ConfigLoader.resolve(archive.path, against: configuration.directory).path,
+            patterns: archive.topics.map { TopicPattern(stringLiteral: $0) }, durability: archive.durability,
+            syncEvery: archive.syncEvery, rotation: archive.rotation)
+        return sink.service(on: bus)
+    }
+
+    /// A log subscriber as a service: its output opened and subscribed when the group starts it.
+    private func logService(_ log: LogSettings, bus: EventBus) throws(DaemonError) -> any Service {
         let writer: any LogWriter
         do {
-            writer = try makeWriter(settings.output)
+            writer = try makeWriter(log.output)
         } catch {
-            throw DaemonError("subscribers.\(name).output: cannot open: \(error.localizedDescription)")
+            throw DaemonError("subscribers.\(log.name).output: cannot open: \(error.localizedDescription)")
         }
         let subscriber = LogSubscriber(
-            name: "subscriber.\(name)", patterns: settings.topics.map { TopicPattern(stringLiteral: $0) },
-            level: settings.level, format: settings.format, writer: writer,
+            name: "subscriber.\(log.name)", patterns: log.topics.map { TopicPattern(stringLiteral: $0) },
+            level: log.level, format: log.format, writer: writer,
             summarizers: [LoaderEventSummaries.summarizer], redactor: Redactor(secrets: configuration.secrets))
         return subscriber.service(on: bus)
     }

@@ -15,6 +15,13 @@ public struct SinglePost: Sendable {
         self.service = service
     }
 
+    /// One step of a video's upload, reported to ``post(_:media:progress:stage:)``'s `progress`.
+    public typealias Progress = UploadProgress
+
+    /// The largest video, in bytes, that can be posted (seed 002's 15 MB): a larger file need
+    /// not be read, it is refused anyway.
+    public static var maxMediaBytes: Int { MediaLimits.seed002.maxVideoBytes }
+
     /// What was posted.
     public struct Posted: Sendable, Hashable {
         /// The new status's id.
@@ -65,7 +72,7 @@ public struct SinglePost: Sendable {
     ///
     /// - Throws: ``DaemonError`` with the service's or the validation's reason.
     public func post(_ text: String, media: Data? = nil,
-                     progress: @escaping @Sendable (UploadProgress) -> Void = { _ in },
+                     progress: @escaping @Sendable (Progress) -> Void = { _ in },
                      stage: @escaping @Sendable (Stage) -> Void = { _ in }) async throws(DaemonError) -> Posted {
         let name = try serviceName()
         var sandbox: Sandbox?
