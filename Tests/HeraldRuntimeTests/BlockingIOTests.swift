@@ -159,7 +159,7 @@ struct ReportingLogWriter: LogWriter {
             // no I/O.
             try harness.bus.post(PostHarness.todos(["buy milk"]), from: "loader.todos")
             var arrivals = gate.arrivals.makeAsyncIterator()
-            #expect(await arrivals.next() == true, "the append runs on the outbox's I/O thread")
+            try #require(await arrivals.next() == true, "the append runs on the outbox's I/O thread")
             #expect(harness.sandbox.posts().isEmpty, "nothing is sent before its intent is on the disk")
             #expect(scheduler.pendingCount == 1)
             gate.open()
@@ -190,7 +190,7 @@ struct ReportingLogWriter: LogWriter {
             _ = try await harness.bus.publish(PostHarness.todos(["buy milk"]), from: "loader.todos")
             let save = Task { try await store.save(LoaderState(sinceID: "t1"), for: "todos") }
             var arrivals = gate.arrivals.makeAsyncIterator()
-            #expect(await arrivals.next() == true)
+            try #require(await arrivals.next() == true, "the append runs on the I/O thread, not in the publish")
             await io.waitForPendingJobs(2)
             #expect(!FileManager.default.fileExists(atPath: statePath), "the save waits behind the parked intent")
             gate.open()
