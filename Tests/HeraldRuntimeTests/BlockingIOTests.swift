@@ -203,6 +203,33 @@ struct ReportingLogWriter: LogWriter {
         }
     }
 
+    @Test func preparingReadsAndCompactsTheOutboxOnItsIOThreadThenStartSendsWhatWasLeft() async throws {
+        try await PostHarness.run { harness in
+            let intent = PostIntent(key: "tweet:item:loader.todos:t1", rule: "tweet", service: "twitter",
+                                    content: .status(text: "left over", media: nil), correlation: nil, created: Date())
+            let previous = PostOutbox(path: harness.outboxPath)
+            _ = try previous.recover()
+            try previous.append(intent)
+            previous.closeJournal()
+            let io = BlockingIOThread(name: "test.prepare")
+            let writers = SyncLock<[Bool]>([])
+            let outbox = PostOutbox(path: harness.outboxPath, write: { descriptor, bytes in
+                writers.withLock { $0.append(io.isCurrent) }
+                return write(descriptor, bytes.baseAddress, bytes.count)
+            }, io: io)
+            let scheduler = PostScheduler(name: "posts", rules: [try PostHarness.rule()],
+                                          services: ["twitter": TwitterPostService(client: harness.twitter(), baseDirectory: harness.directory)],
+                                          outbox: outbox, retry: .init(), clock: harness.clock, now: { Date() }, faultHook: nil)
+            try await scheduler.prepare()
+            #expect(!writers.withLock { $0 }.isEmpty, "the journal was compacted")
+            try scheduler.start(on: harness.bus)
+            #expect(await harness.recorder.wait(for: 1, PostSent.self))
+            #expect(harness.sandbox.posts().map(\.text) == ["left over"])
+            await scheduler.stop()
+            #expect(writers.withLock { $0 }.allSatisfy { $0 }, "compaction and done records were written on the I/O thread")
+        }
+    }
+
     @Test func theDaemonsOutboxAndLoaderStateShareOneIOThread() {
         let store = LoaderStateStore(directory: URL(fileURLWithPath: "/nonexistent"))
         let outbox = PostOutbox(path: "/nonexistent/outbox.jsonl")

@@ -62,7 +62,7 @@ final class PostOutbox: Sendable {
     }
 
     /// What the journal held at open.
-    struct Recovery {
+    struct Recovery: Sendable {
         /// Intents not done, oldest first.
         var pending: [PostIntent] = []
         /// Keys done (sent or failed) or pending.

@@ -81,6 +81,8 @@ public final class PostScheduler: Sendable {
         var known: Set<String> = []
         var sends: [String: [Date]] = [:]
         var pending = 0
+        /// What ``prepare()`` read, for the next ``start(on:)``.
+        var prepared: PostOutbox.Recovery?
     }
 
     private struct Queued: Sendable {
@@ -123,13 +125,28 @@ public final class PostScheduler: Sendable {
     /// Posts waiting to be sent or being sent.
     public var pendingCount: Int { state.withLock { $0.pending } }
 
+    /// Reads, compacts and reopens the outbox on its I/O thread, while the caller is suspended;
+    /// the next ``start(on:)`` then uses what was read instead of reading the journal on its
+    /// caller's thread. Optional: async callers use it to keep that I/O off the cooperative pool.
+    ///
+    /// - Throws: ``PostOutboxError`` when the journal cannot be read or written.
+    public func prepare() async throws(PostOutboxError) {
+        let recovery = try await outbox.io.run { [outbox] () throws(PostOutboxError) in try outbox.recover() }
+        state.withLock { $0.prepared = recovery }
+    }
+
     /// Reads the outbox (queueing what a previous run left unfinished), subscribes every rule and
-    /// starts the workers.
+    /// starts the workers. Unless ``prepare()`` read it already, the journal is read and compacted
+    /// on the caller's thread.
     ///
     /// - Throws: ``PostOutboxError`` when the journal cannot be read or written, ``EventBusError``
     ///   when the bus refuses a subscription.
     public func start(on bus: EventBus) throws {
-        let recovery = try outbox.recover()
+        let prepared = state.withLock { state in
+            defer { state.prepared = nil }
+            return state.prepared
+        }
+        let recovery = try prepared ?? outbox.recover()
         var queues: [String: AsyncStream<Queued>.Continuation] = [:]
         var workers: [Task<Void, Never>] = []
         for rule in rules {
