@@ -61,7 +61,8 @@ public final class BlockingIOThread: Sendable {
     /// Whether the caller is running on this thread (a job, or a test asking from one).
     public var isCurrent: Bool { queue.isCurrentThread }
 
-    /// Jobs submitted and not finished yet (the one running included).
+    /// Jobs submitted and not finished yet (the one running included; a job counts until it
+    /// has returned to the thread, so a caller of ``run(_:)`` may resume a moment before).
     public var pendingJobs: Int { queue.pendingJobs }
 
     /// Returns once at least `count` jobs are submitted and not finished (tests use it to know
