@@ -76,7 +76,7 @@ let package = Package(
         ),
 
         // The daemon: loader actors, subscribers, config.json, schedules and wiring.
-        .target(name: "HeraldLoaders", dependencies: ["Herald", "HeraldServices"]),
+        .target(name: "HeraldLoaders", dependencies: ["Herald", "HeraldServices", "HeraldSync", "HeraldLifecycle"]),
         .target(name: "HeraldSubscribers", dependencies: ["Herald", "HeraldServices", "HeraldSync", "HeraldLifecycle"]),
         .target(
             name: "HeraldRuntime",

@@ -3,7 +3,8 @@ extension EventBus {
     /// the handler everything waiting at once, as an ``EventBatch`` in publication order.
     ///
     /// For handlers whose cost is per call rather than per event (a file sink writing many lines
-    /// in one `write(2)`, a group commit). Batches are as large as what waited in the mailbox:
+    /// in one `write(2)`, a group commit). The handler may suspend (a file sink awaits its own
+    /// I/O thread), and the next batch waits for it. Batches are as large as what waited in the mailbox:
     /// one event when the handler keeps up, up to the capacity (or beyond it, when synchronous
     /// posts exceed it) when it does not. No event of a batch counts as delivered before the
     /// handler returns. The handler runs on the subscription's own task, one batch at a time.
@@ -20,7 +21,7 @@ extension EventBus {
     public func subscribeInBatches(
         matching pattern: TopicPattern, from sender: Sender? = nil, name: String? = nil,
         capacity: Int = 1024, overflow: OverflowPolicy = .wait,
-        _ handler: @escaping @Sendable (EventBatch<Envelope<any Event>>) throws -> Void
+        _ handler: @escaping @Sendable (EventBatch<Envelope<any Event>>) async throws -> Void
     ) throws(EventBusError) -> Subscription {
         let request = patternRequest(pattern, sender, name, .queued(capacity: capacity, overflow: overflow))
         let (subscription, mailbox) = try core.subscribe(request, consumer: .stream) { $0 }
@@ -36,7 +37,7 @@ extension BusCore {
     /// A batch subscription's task: takes what is waiting and hands it to the handler at once.
     func consumeBatches<Payload: Sendable>(
         _ mailbox: Mailbox<Payload>, record: SubscriberRecord,
-        handler: (EventBatch<Payload>) throws -> Void
+        handler: (EventBatch<Payload>) async throws -> Void
     ) async {
         var items = ContiguousArray<MailboxItem<Payload>>()
         while let taken = await mailbox.nextBatch(&items) {
@@ -49,7 +50,7 @@ extension BusCore {
             var failures: [Int: any Error] = [:]
             var failedAll: (any Error)?
             do {
-                try handler(EventBatch(items: items, offset: taken.start))
+                try await handler(EventBatch(items: items, offset: taken.start))
             } catch let partial as EventBatchFailures {
                 for (index, error) in partial.failures { failures[index] = error }
             } catch {

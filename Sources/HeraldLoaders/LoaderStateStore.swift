@@ -1,4 +1,5 @@
 import Foundation
+import HeraldSync
 
 #if canImport(Glibc)
 import Glibc
@@ -13,6 +14,12 @@ import Darwin
 /// or holds a state that cannot be trusted (see ``LoaderState/problem``) is renamed to
 /// `<id>.json.corrupt-<unix time>` and reported, never fatal and never used. With no
 /// directory, nothing is kept.
+///
+/// ``load(_:)`` and ``save(_:for:)`` do the file I/O on ``BlockingIOThread/durableState``, the
+/// thread the post scheduler's outbox writes on, never on Swift's cooperative pool; being the
+/// same first-in-first-out thread is what orders a loader's state after the intents its
+/// announcement queued (see Documentation/Daemon.md, "Posting"). ``read(_:)`` and
+/// ``write(_:for:)`` do the same work on the caller's thread.
 public struct LoaderStateStore: Sendable {
     /// What reading a state file found.
     public enum ReadResult: Sendable, Hashable {
@@ -32,9 +39,31 @@ public struct LoaderStateStore: Sendable {
     /// The directory, or nil to keep nothing.
     public let directory: URL?
 
+    /// The thread ``load(_:)`` and ``save(_:for:)`` run on.
+    let io: BlockingIOThread
+
     /// Creates a store over `directory` (created on first write).
     public init(directory: URL?) {
+        self.init(directory: directory, io: .durableState)
+    }
+
+    /// Creates a store whose async I/O runs on `io` (tests give it a thread of their own).
+    init(directory: URL?, io: BlockingIOThread) {
         self.directory = directory
+        self.io = io
+    }
+
+    /// ``read(_:)`` on the store's I/O thread; the caller is suspended meanwhile.
+    public func load(_ id: String) async -> ReadResult {
+        await io.run { [self] in read(id) }
+    }
+
+    /// ``write(_:for:)`` on the store's I/O thread, after every job queued there before it (the
+    /// post scheduler's intents among them); the caller is suspended meanwhile.
+    ///
+    /// - Throws: ``LoaderStateStoreError`` naming the directory or file and the system's reason.
+    public func save(_ state: LoaderState, for id: String) async throws(LoaderStateStoreError) {
+        try await io.run { [self] () throws(LoaderStateStoreError) in try write(state, for: id) }
     }
 
     /// A store that keeps nothing.

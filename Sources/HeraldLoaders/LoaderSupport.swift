@@ -4,7 +4,7 @@ import Herald
 enum LoaderSupport {
     /// Reads a loader's state file once, announcing a corrupt one on the bus.
     static func readState(id: String, store: LoaderStateStore, bus: EventBus, sender: Sender) async -> LoaderState {
-        switch store.read(id) {
+        switch await store.load(id) {
         case .missing:
             return LoaderState()
         case .loaded(let state):
@@ -17,9 +17,9 @@ enum LoaderSupport {
     }
 
     /// Writes a loader's state; the event to announce when that failed.
-    static func write(_ state: LoaderState, id: String, to store: LoaderStateStore) -> LoaderStateUnwritable? {
+    static func write(_ state: LoaderState, id: String, to store: LoaderStateStore) async -> LoaderStateUnwritable? {
         do {
-            try store.write(state, for: id)
+            try await store.save(state, for: id)
             return nil
         } catch {
             return LoaderStateUnwritable(loader: id, directory: store.directory?.path ?? "", reason: error.description)

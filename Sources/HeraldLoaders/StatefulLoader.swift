@@ -47,9 +47,11 @@ extension StatefulLoader {
         }
         do {
             let fetched = try await fetch(previous: previous)
-            // Announce, then save: inline subscribers (the post scheduler's outbox) have
-            // recorded the new items before the state says they were seen, so a crash in
-            // between announces them again rather than losing them.
+            // Announce, then save: inline subscribers (the post scheduler) have queued their
+            // intents on the durable-state I/O thread before the publish returns, and the save
+            // is queued on that same first-in-first-out thread after them, so the state never
+            // says an item was seen before its intent is on the disk; a crash in between
+            // announces the items again rather than losing them.
             await LoaderSupport.announce(fetched.event, on: bus, from: sender)
             await save(fetched.state)
             return fetched.outcome
@@ -62,7 +64,7 @@ extension StatefulLoader {
 
     private func save(_ next: LoaderState) async {
         state = next
-        guard let event = LoaderSupport.write(next, id: id, to: store), !writeFailureReported else { return }
+        guard let event = await LoaderSupport.write(next, id: id, to: store), !writeFailureReported else { return }
         writeFailureReported = true
         await LoaderSupport.announce(event, on: bus, from: sender)
     }

@@ -152,21 +152,8 @@ struct EnvelopeLineEncoder {
         withUnsafeBytes(of: &digits) { buffer in line.append(contentsOf: buffer[(buffer.count - count)...]) }
     }
 
-    /// A JSON string literal: quotes, backslashes and control characters escaped, the rest as UTF-8.
+    /// A JSON string literal, as ``JSONString`` writes it.
     static func appendString(_ text: String, to line: inout [UInt8]) {
-        let hex = Array("0123456789abcdef".utf8)
-        line.append(UInt8(ascii: "\""))
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): line += #"\""#.utf8
-            case UInt8(ascii: "\\"): line += #"\\"#.utf8
-            case UInt8(ascii: "\n"): line += #"\n"#.utf8
-            case UInt8(ascii: "\r"): line += #"\r"#.utf8
-            case UInt8(ascii: "\t"): line += #"\t"#.utf8
-            case 0..<0x20: line += #"\u00"#.utf8 + [hex[Int(byte >> 4)], hex[Int(byte & 0xF)]]
-            default: line.append(byte)
-            }
-        }
-        line.append(UInt8(ascii: "\""))
+        JSONString.append(text, to: &line)
     }
 }

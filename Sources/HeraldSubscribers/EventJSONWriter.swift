@@ -86,31 +86,7 @@ final class EventJSONWriter {
     }
 
     func appendString(_ text: String) {
-        bytes.append(UInt8(ascii: "\""))
-        var text = text
-        text.withUTF8 { utf8 in
-            var start = 0
-            for (index, byte) in utf8.enumerated() where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
-                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start..<index]))
-                start = index + 1
-                switch byte {
-                case UInt8(ascii: "\""): bytes += #"\""#.utf8
-                case UInt8(ascii: "\\"): bytes += #"\\"#.utf8
-                case UInt8(ascii: "\n"): bytes += #"\n"#.utf8
-                case UInt8(ascii: "\r"): bytes += #"\r"#.utf8
-                case UInt8(ascii: "\t"): bytes += #"\t"#.utf8
-                case 0x08: bytes += #"\b"#.utf8
-                case 0x0C: bytes += #"\f"#.utf8
-                default:
-                    let hex = Array("0123456789abcdef".utf8)
-                    bytes += #"\u00"#.utf8
-                    bytes.append(hex[Int(byte >> 4)])
-                    bytes.append(hex[Int(byte & 0xF)])
-                }
-            }
-            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start...]))
-        }
-        bytes.append(UInt8(ascii: "\""))
+        JSONString.append(text, to: &bytes)
     }
 
     func appendInteger<I: BinaryInteger>(_ value: I) {

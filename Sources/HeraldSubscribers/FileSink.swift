@@ -20,7 +20,12 @@ import HeraldSync
 ///
 /// It subscribes once with a batch mailbox (``EventBus/subscribeInBatches(matching:from:name:capacity:overflow:_:)``),
 /// so file I/O never runs on a publisher, lines come in publication order, and what waited in the
-/// mailbox is written together. Library code: it never prints and never traps.
+/// mailbox is written together. Every write, `fsync`, rotation and open on that path (and the
+/// group commit's `fsync`) runs on the sink's own ``BlockingIOThread``, never on Swift's
+/// cooperative pool: while the disk is slow the mailbox's task is suspended, and other loaders,
+/// subscribers and the log go on. ``archive(_:)``, ``flush()`` and ``stop()`` called directly
+/// do their I/O on the caller's thread; ``finish()`` is the form of ``stop()`` for async code.
+/// Library code: it never prints and never traps.
 public final class FileSink: Sendable {
     /// Its name on the bus (stats, failure events, `sink.<name>.torn`).
     public let name: String
@@ -36,6 +41,8 @@ public final class FileSink: Sendable {
     /// Size-based rotation, if any.
     public let rotation: FileSinkRotation?
     private let clock: any Clock<Duration>
+    /// Where the bus path's file I/O runs.
+    let io: BlockingIOThread
     let state: SyncLock<State>
     private let subscription = SyncLock<Subscription?>(nil)
     private let syncTask = SyncLock<Task<Void, Never>?>(nil)
@@ -56,6 +63,7 @@ public final class FileSink: Sendable {
         self.syncEvery = max(syncEvery, .milliseconds(1))
         self.rotation = rotation
         self.clock = clock
+        self.io = BlockingIOThread(name: "herald.sink.\(name)")
         self.state = SyncLock(State())
     }
 
@@ -75,21 +83,41 @@ public final class FileSink: Sendable {
         let (pattern, filters): (TopicPattern, [TopicPattern]?) = patterns.count == 1 ? (patterns[0], nil) : (.all, patterns)
         let token = try bus.subscribeInBatches(matching: pattern, name: name, capacity: 4096, overflow: .wait) {
             [self, weak bus] batch in
-            let (torn, failures) = archive(batch: batch, filters: filters)
+            let (torn, failures) = await io.run { [self] in archive(batch: batch, filters: filters) }
             for report in torn { _ = try? bus?.post(report) }
             if !failures.isEmpty { throw EventBatchFailures(failures) }
         }
         subscription.withLock { $0 = token }
-        if let torn = try? open() { _ = try? bus.post(torn) }
+        // Opened (and repaired) on the I/O thread; after subscribing, so that the report is archived.
+        io.submit { [self, weak bus] in
+            if let torn = try? open() { _ = try? bus?.post(torn) }
+        }
         if durability == .batch { startGroupCommit() }
     }
 
     /// Ends the subscription (events still queued are dropped), forces written lines to the
     /// disk (unless ``durability`` is ``FileSinkDurability/none``) and closes the file. A sync
     /// failure is counted in ``statistics``.
+    ///
+    /// The final `fsync` runs on the caller's thread; from async code prefer ``finish()``.
     public func stop() {
+        endSubscription()
+        closeFile()
+    }
+
+    /// ``stop()`` for async code: the final `fsync` and the close run on the sink's I/O thread,
+    /// after the batch being written, while the caller is suspended.
+    public func finish() async {
+        endSubscription()
+        await io.run { [self] in closeFile() }
+    }
+
+    private func endSubscription() {
         subscription.withLock { $0?.cancel(); $0 = nil }
         syncTask.withLock { $0?.cancel(); $0 = nil }
+    }
+
+    private func closeFile() {
         let durability = durability
         state.withLock { state in
             if durability != .none { Self.syncIfDirty(&state) }
@@ -241,7 +269,7 @@ public final class FileSink: Sendable {
             while !Task.isCancelled {
                 do { try await clock.sleep(for: period) } catch { return }
                 guard let self else { return }
-                self.state.withLock { Self.syncIfDirty(&$0) }
+                await self.io.run { [self] in self.state.withLock { Self.syncIfDirty(&$0) } }
             }
         }
         syncTask.withLock { $0?.cancel(); $0 = task }

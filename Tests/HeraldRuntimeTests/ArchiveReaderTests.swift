@@ -1,6 +1,6 @@
 import Foundation
 import Herald
-@testable import HeraldRuntime
+@testable import HeraldSubscribers
 import HeraldTestSupport
 import Testing
 

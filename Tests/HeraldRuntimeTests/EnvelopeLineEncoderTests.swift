@@ -61,3 +61,28 @@ import Testing
         }
     }
 }
+
+/// The line encoder and the event writer share one escaper, which writes strings as JSONEncoder
+/// does (they used to disagree on backspace and form feed).
+@Suite struct JSONStringTests {
+    @Test(arguments: ["plain", "quote \" backslash \\", "\u{8}\u{C}\n\r\t", "\u{0}\u{1}\u{1F}", "é🐦"])
+    func stringsAreWrittenAsJSONEncoderWritesThem(text: String) throws {
+        var bytes: [UInt8] = []
+        JSONString.append(text, to: &bytes)
+        #expect(String(decoding: bytes, as: UTF8.self) == String(decoding: try JSONEncoder().encode(text), as: UTF8.self))
+    }
+
+    @Test func aSendersControlCharactersAreEscapedInTheLineAsInTheEvent() throws {
+        struct Note: Event {
+            var topic: Topic { "test.line.note" }
+            var text: String
+        }
+        let id = EventID(bus: UUID(), sequence: 1)
+        let envelope = Envelope<any Event>(topic: "test.line.note", sender: "bell\u{8}feed\u{C}", id: id, correlationID: id,
+                                           timestamp: Date(timeIntervalSince1970: 0), event: Note(text: "bell\u{8}feed\u{C}"))
+        var encoder = EnvelopeLineEncoder()
+        let line = String(decoding: try encoder.line(for: envelope), as: UTF8.self)
+        #expect(line.contains(#""sender":"bell\bfeed\f""#))
+        #expect(line.contains(#""text":"bell\bfeed\f""#))
+    }
+}

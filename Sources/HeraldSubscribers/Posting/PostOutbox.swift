@@ -62,7 +62,7 @@ final class PostOutbox: Sendable {
     }
 
     /// What the journal held at open.
-    struct Recovery {
+    struct Recovery: Sendable {
         /// Intents not done, oldest first.
         var pending: [PostIntent] = []
         /// Keys done (sent or failed) or pending.
@@ -85,11 +85,18 @@ final class PostOutbox: Sendable {
     static let keptDoneKeys = 100_000
     private let descriptor = SyncLock<Int32>(-1)
     private let write: Write
+    /// Where the scheduler runs the journal's appends, off the publisher and off the pool; the
+    /// loaders' state files are written on the same thread (``BlockingIOThread/durableState``),
+    /// after the intents queued before them.
+    let io: BlockingIOThread
 
-    /// - Parameter write: what writes the journal's bytes; tests make it refuse (a full disk).
-    init(path: String, write: @escaping Write = systemWrite) {
+    /// - Parameters:
+    ///   - write: what writes the journal's bytes; tests make it refuse (a full disk) or park.
+    ///   - io: the thread the scheduler appends on.
+    init(path: String, write: @escaping Write = systemWrite, io: BlockingIOThread = .durableState) {
         self.path = path
         self.write = write
+        self.io = io
     }
 
     deinit {

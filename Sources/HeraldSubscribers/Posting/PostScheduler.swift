@@ -7,10 +7,13 @@ import HeraldSync
 /// Turns events into posts, each exactly once, across crashes.
 ///
 /// For every event matching a rule (and its conditions) the scheduler renders the post, gives
-/// it an idempotency key (the rule and the new item's id, or the rule and the event's id) and
-/// appends the intent to the outbox journal, fsync'd, before the event's publish returns: the
-/// rules subscribe inline, so a loader that saves its state after publishing never forgets an
-/// item whose post was not recorded. Then one worker per rule sends the intents in order:
+/// it an idempotency key (the rule and the new item's id, or the rule and the event's id) and,
+/// before the event's publish returns, queues the intent's append (fsync'd) to the outbox
+/// journal on ``BlockingIOThread/durableState``: the publisher never waits for the disk. The
+/// rules subscribe inline, and a loader saves its state on that same first-in-first-out thread
+/// after publishing, so its state is never on the disk before the intents of its items (see
+/// Documentation/Daemon.md, "Posting"). Then one worker per rule, once each intent is in the
+/// journal, sends the intents in order:
 ///
 /// - quiet hours and the rule's rate make a post wait, never drop;
 /// - a rate-limit answer waits for the service's reset time;
@@ -78,13 +81,17 @@ public final class PostScheduler: Sendable {
         var known: Set<String> = []
         var sends: [String: [Date]] = [:]
         var pending = 0
+        /// What ``prepare()`` read, for the next ``start(on:)``.
+        var prepared: PostOutbox.Recovery?
     }
 
     private struct Queued: Sendable {
         var intent: PostIntent
         var mayExist: Bool
-        /// False when the journal refused the intent: the worker writes it before sending.
-        var journaled = true
+        /// The intent's append, queued on the outbox's I/O thread at intake (nil: the intent was
+        /// read from the journal): true once it is on the disk, false when the journal refused
+        /// it, and the worker writes it before sending.
+        var journal: BlockingIOThread.Pending<Bool>? = nil
     }
 
     /// Creates a scheduler; nothing is read or sent until ``start(on:)``.
@@ -118,13 +125,28 @@ public final class PostScheduler: Sendable {
     /// Posts waiting to be sent or being sent.
     public var pendingCount: Int { state.withLock { $0.pending } }
 
+    /// Reads, compacts and reopens the outbox on its I/O thread, while the caller is suspended;
+    /// the next ``start(on:)`` then uses what was read instead of reading the journal on its
+    /// caller's thread. Optional: async callers use it to keep that I/O off the cooperative pool.
+    ///
+    /// - Throws: ``PostOutboxError`` when the journal cannot be read or written.
+    public func prepare() async throws(PostOutboxError) {
+        let recovery = try await outbox.io.run { [outbox] () throws(PostOutboxError) in try outbox.recover() }
+        state.withLock { $0.prepared = recovery }
+    }
+
     /// Reads the outbox (queueing what a previous run left unfinished), subscribes every rule and
-    /// starts the workers.
+    /// starts the workers. Unless ``prepare()`` read it already, the journal is read and compacted
+    /// on the caller's thread.
     ///
     /// - Throws: ``PostOutboxError`` when the journal cannot be read or written, ``EventBusError``
     ///   when the bus refuses a subscription.
     public func start(on bus: EventBus) throws {
-        let recovery = try outbox.recover()
+        let prepared = state.withLock { state in
+            defer { state.prepared = nil }
+            return state.prepared
+        }
+        let recovery = try prepared ?? outbox.recover()
         var queues: [String: AsyncStream<Queued>.Continuation] = [:]
         var workers: [Task<Void, Never>] = []
         for rule in rules {
@@ -180,7 +202,8 @@ public final class PostScheduler: Sendable {
         queues.values.forEach { $0.finish() }
         workers.forEach { $0.cancel() }
         for worker in workers { await worker.value }
-        outbox.closeJournal()
+        // After the appends queued before it.
+        await outbox.io.run { [outbox] in outbox.closeJournal() }
     }
 
     // MARK: Intake (on the publisher's task)
@@ -219,20 +242,25 @@ public final class PostScheduler: Sendable {
             }
             let intent = PostIntent(key: key, rule: rule.name, service: rule.service, content: content,
                                     correlation: correlation, created: now())
-            do {
-                try outbox.append(intent)
-            } catch {
-                // Never sent before it is durable: sent unrecorded, it would be posted again
-                // after a restart, since the loader's state (on the same full disk) was most
-                // likely not saved either and the item comes again. Held in memory instead;
-                // the worker retries the journal and sends it once it is written.
-                _ = try? bus.post(PostHeld(rule: rule.name, key: key, service: rule.service, path: outbox.path, reason: error.reason,
-                                           correlation: correlation), from: Sender(name), correlation: envelope.correlationID)
-                enqueue(Queued(intent: intent, mayExist: false, journaled: false), rule: rule.name, bus: bus)
-                continue
+            // Queued, not written: the publisher does no I/O. The worker sends only once this
+            // append has finished.
+            let journal = outbox.io.submit { [self, weak bus] () -> Bool in
+                do throws(PostOutboxError) {
+                    try outbox.append(intent)
+                } catch {
+                    // Never sent before it is durable: sent unrecorded, it would be posted again
+                    // after a restart, since the loader's state (on the same full disk) was most
+                    // likely not saved either and the item comes again. Held in memory instead;
+                    // the worker retries the journal and sends it once it is written.
+                    _ = try? bus?.post(PostHeld(rule: rule.name, key: key, service: rule.service, path: outbox.path,
+                                                reason: error.reason, correlation: correlation),
+                                       from: Sender(name), correlation: envelope.correlationID)
+                    return false
+                }
+                faultHook?(.afterIntentRecorded)
+                return true
             }
-            faultHook?(.afterIntentRecorded)
-            enqueue(Queued(intent: intent, mayExist: false), rule: rule.name, bus: bus)
+            enqueue(Queued(intent: intent, mayExist: false, journal: journal), rule: rule.name, bus: bus)
         }
     }
 
@@ -317,11 +345,11 @@ public final class PostScheduler: Sendable {
         var failures = 0
         var backoff = retry.initial
         defer { state.withLock { $0.pending -= 1 } }
-        if !queued.journaled {
+        if let journal = queued.journal, !(await journal.value) {
             guard await record(intent) else { return }
         }
         guard let service = services[intent.service] else {
-            finish(intent, rule: rule, failure: "no service named \(intent.service) is configured", status: nil, requests: 0)
+            await finish(intent, rule: rule, failure: "no service named \(intent.service) is configured", status: nil, requests: 0)
             return
         }
         while !Task.isCancelled {
@@ -332,7 +360,7 @@ public final class PostScheduler: Sendable {
             requests += 1
             do {
                 let id = try await service.post(intent, mayExist: mayExist, progress: progressReporter(intent))
-                finish(intent, rule: rule, sentID: id, duplicate: false, requests: requests)
+                await finish(intent, rule: rule, sentID: id, duplicate: false, requests: requests)
                 return
             } catch {
                 switch PostErrorClass(error) {
@@ -343,15 +371,15 @@ public final class PostScheduler: Sendable {
                     backoff = min(backoff * 2, retry.maximum)
                 case .duplicate where mayExist:
                     // An earlier attempt (or run) made it.
-                    finish(intent, rule: rule, sentID: nil, duplicate: true, requests: requests)
+                    await finish(intent, rule: rule, sentID: nil, duplicate: true, requests: requests)
                     return
                 case .duplicate:
                     // A first attempt cannot have been made before: another item rendered the same text.
-                    finish(intent, rule: rule, failure: "the service already has a status with this text (code 187); a different item posted it",
+                    await finish(intent, rule: rule, failure: "the service already has a status with this text (code 187); a different item posted it",
                            status: 403, requests: requests)
                     return
                 case .permanent(let reason, let status):
-                    finish(intent, rule: rule, failure: reason, status: status, requests: requests)
+                    await finish(intent, rule: rule, failure: reason, status: status, requests: requests)
                     return
                 case .rateLimited(let reset):
                     // Until the reset, and at least the backoff, which grows: a reset that looks
@@ -364,7 +392,7 @@ public final class PostScheduler: Sendable {
                     mayExist = true
                     failures += 1
                     guard failures < retry.attempts else {
-                        finish(intent, rule: rule, failure: "gave up after \(requests) attempts: \(reason)", status: nil, requests: requests)
+                        await finish(intent, rule: rule, failure: "gave up after \(requests) attempts: \(reason)", status: nil, requests: requests)
                         return
                     }
                     guard (try? await clock.sleep(for: backoff)) != nil else { return }
@@ -382,7 +410,7 @@ public final class PostScheduler: Sendable {
         var backoff = retry.initial
         while !Task.isCancelled {
             do {
-                try outbox.append(intent)
+                try await outbox.io.run { [outbox] () throws(PostOutboxError) in try outbox.append(intent) }
             } catch {
                 refusals += 1
                 guard (try? await clock.sleep(for: backoff)) != nil else { return false }
@@ -421,12 +449,12 @@ public final class PostScheduler: Sendable {
         }
     }
 
-    private func finish(_ intent: PostIntent, rule: PostRule, sentID: String?, duplicate: Bool, requests: Int) {
+    private func finish(_ intent: PostIntent, rule: PostRule, sentID: String?, duplicate: Bool, requests: Int) async {
         faultHook?(.afterPostSent)
         let date = now()
         // A journal that cannot record the outcome leaves the intent pending: the next start
         // sends it again, and the service's duplicate detection (or the BaaS key) absorbs it.
-        try? outbox.markDone(intent.key, rule: intent.rule, result: "sent", at: date)
+        await outbox.io.run { [outbox] in _ = try? outbox.markDone(intent.key, rule: intent.rule, result: "sent", at: date) }
         let bus = state.withLock { state -> EventBus? in
             if let rate = rule.rate {
                 let window = Double(rate.period.components.seconds)
@@ -440,8 +468,9 @@ public final class PostScheduler: Sendable {
                            from: Sender(name), correlation: intent.correlation.flatMap(EventID.init))
     }
 
-    private func finish(_ intent: PostIntent, rule: PostRule, failure: String, status: Int?, requests: Int) {
-        try? outbox.markDone(intent.key, rule: intent.rule, result: "failed", at: now())
+    private func finish(_ intent: PostIntent, rule: PostRule, failure: String, status: Int?, requests: Int) async {
+        let date = now()
+        await outbox.io.run { [outbox] in _ = try? outbox.markDone(intent.key, rule: intent.rule, result: "failed", at: date) }
         let bus = state.withLock { $0.bus }
         _ = try? bus?.post(PostFailed(rule: intent.rule, key: intent.key, service: intent.service, reason: failure, status: status,
                                       correlation: intent.correlation, attempts: requests),

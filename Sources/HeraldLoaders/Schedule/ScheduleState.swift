@@ -1,5 +1,4 @@
 import Foundation
-import HeraldLoaders
 
 /// The decision part of a schedule: given how a load ended, how long to pause before the next.
 ///

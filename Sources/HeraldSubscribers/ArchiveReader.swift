@@ -1,6 +1,5 @@
 import Foundation
 import Herald
-import HeraldSubscribers
 
 /// Reads a JSON Lines archive written by ``FileSink``, for `herald tail`: the rotated files
 /// first (oldest first: `events.<n>.jsonl` … `events.1.jsonl`), then the live file.

@@ -1,6 +1,5 @@
 import Foundation
 import HeraldLifecycle
-import HeraldLoaders
 
 /// Runs a load on a ``SchedulePolicy`` over any clock: once at start, then as
 /// ``ScheduleState`` decides, until the task running ``run()`` is cancelled or, in a

@@ -1,0 +1,261 @@
+import Dispatch
+import Foundation
+import Herald
+@testable import HeraldLoaders
+import HeraldRuntime
+@testable import HeraldSubscribers
+import HeraldSync
+import HeraldTestSupport
+import Testing
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A gate blocking writers park at until the test opens it. Parking blocks the writer's
+/// thread (a sink's or the outbox's own I/O thread), never a test task.
+final class WriterGate: Sendable {
+    private let state = SyncLock((open: false, parked: 0))
+    private let semaphore = DispatchSemaphore(value: 0)
+    /// One element per writer that arrived, saying whether it arrived on `thread`.
+    let arrivals: AsyncStream<Bool>
+    private let arrived: AsyncStream<Bool>.Continuation
+    let thread = SyncLock<BlockingIOThread?>(nil)
+
+    init() {
+        (arrivals, arrived) = AsyncStream.makeStream(of: Bool.self)
+    }
+
+    /// Called by a writer: reports its arrival, then waits until the gate is open. A writer on
+    /// the wrong thread (the publisher's, the pool's) is reported and not parked, so that the
+    /// test fails rather than hangs.
+    func park(onIOThread: Bool) {
+        let wait = onIOThread && state.withLock { state -> Bool in
+            if !state.open { state.parked += 1 }
+            return !state.open
+        }
+        arrived.yield(onIOThread)
+        if wait { semaphore.wait() }
+    }
+
+    func open() {
+        let parked = state.withLock { state -> Int in
+            state.open = true
+            defer { state.parked = 0 }
+            return state.parked
+        }
+        for _ in 0..<parked { semaphore.signal() }
+    }
+}
+
+/// Collects what a subscriber, the log or a loader saw, to be awaited.
+final class Sightings: Sendable {
+    let stream: AsyncStream<String>
+    private let continuation: AsyncStream<String>.Continuation
+
+    init() {
+        (stream, continuation) = AsyncStream.makeStream(of: String.self)
+    }
+
+    func saw(_ what: String) { continuation.yield(what) }
+
+    /// Waits until `what` has been seen `count` times (everything else is skipped).
+    static func await(_ what: String, _ count: Int = 1, in iterator: inout AsyncStream<String>.AsyncIterator) async -> Bool {
+        var seen = 0
+        while let line = await iterator.next() {
+            if line.contains(what) { seen += 1 }
+            if seen == count { return true }
+        }
+        return false
+    }
+}
+
+/// A log writer that reports every line.
+struct ReportingLogWriter: LogWriter {
+    let sightings: Sightings
+    func write(_ line: String) { sightings.saw(line) }
+}
+
+/// Blocking file I/O runs on the parts' own threads: a disk that stalls delays nothing else.
+@Suite struct BlockingIOTests {
+    @Test func aParkedFileSinkDelaysNoQueuedSubscriberNoLogAndNoOtherLoadersSchedule() async throws {
+        let directory = try FileSinkTests.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let bus = EventBus()
+        let gate = WriterGate()
+        // More parked sinks than the cooperative pool has threads: a sink that blocked its
+        // delivering thread would stop every task.
+        let sinks = (0..<max(2, ProcessInfo.processInfo.activeProcessorCount) + 1).map { index in
+            FileSink(name: "file\(index)", path: directory.appendingPathComponent("events\(index).jsonl").path, durability: .batch,
+                     syncEvery: .seconds(3600))
+        }
+        for sink in sinks {
+            sink.state.withLock { state in
+                state.writeLine = { [weak sink] descriptor, bytes in
+                    gate.park(onIOThread: sink?.io.isCurrent ?? false)
+                    return write(descriptor, bytes.baseAddress, bytes.count)
+                }
+            }
+            try sink.start(on: bus)
+        }
+        let subscriber = Sightings()
+        var subscriberSaw = subscriber.stream.makeAsyncIterator()
+        let queued = try bus.subscribe(matching: "test.sink.*", name: "queued", delivery: .queued(capacity: 16, overflow: .wait)) {
+            envelope in subscriber.saw((envelope.event as? SinkNote)?.text ?? "")
+        }
+        let logged = Sightings()
+        var logSaw = logged.stream.makeAsyncIterator()
+        let log = LogSubscriber(level: .debug, writer: ReportingLogWriter(sightings: logged))
+        try log.start(on: bus)
+
+        try bus.post(SinkNote(text: "first"))
+        var arrivals = gate.arrivals.makeAsyncIterator()
+        for _ in sinks {
+            #expect(await arrivals.next() == true, "each sink writes on its own I/O thread")
+        }
+        // Every sink is parked in write(2). The rest of the process goes on:
+        try bus.post(SinkNote(text: "second"))
+        #expect(await Sightings.await("second", in: &subscriberSaw), "a queued subscriber still gets events")
+        #expect(await Sightings.await("test.sink.note", 2, in: &logSaw), "the log still writes lines")
+        let clock = ManualClock()
+        let loads = Sightings()
+        var loaded = loads.stream.makeAsyncIterator()
+        let schedule = LoaderSchedule(policy: SchedulePolicy(interval: .seconds(60)), clock: clock) {
+            loads.saw("load")
+            return .finished(items: 1, new: 0)
+        }
+        let running = Task { await schedule.run() }
+        #expect(await Sightings.await("load", in: &loaded), "another loader's first load runs")
+        await clock.waitForSleepers()
+        clock.advanceToNextDeadline()
+        #expect(await Sightings.await("load", in: &loaded), "and its next one, on the schedule")
+        running.cancel()
+        await running.value
+
+        gate.open()
+        _ = await bus.shutdown(timeout: .seconds(60))
+        queued.cancel()
+        log.stop()
+        for sink in sinks {
+            await sink.finish()
+            #expect(try FileSinkTests.notes(sink.path) == ["first", "second"])
+            #expect(sink.statistics.syncs >= 1, "finish syncs what was written")
+        }
+    }
+
+    @Test func theOutboxAppendRunsOnItsIOThreadAfterThePublisherReturned() async throws {
+        try await PostHarness.run { harness in
+            let gate = WriterGate()
+            let service = ScriptedPostService([])
+            let io = BlockingIOThread(name: "test.outbox")
+            let outbox = PostOutbox(path: harness.outboxPath, write: { descriptor, bytes in
+                gate.park(onIOThread: io.isCurrent)
+                return write(descriptor, bytes.baseAddress, bytes.count)
+            }, io: io)
+            let scheduler = PostScheduler(name: "posts", rules: [try PostHarness.rule()], services: ["twitter": service],
+                                          outbox: outbox, retry: .init(), clock: harness.clock, now: { Date() }, faultHook: nil)
+            try scheduler.start(on: harness.bus)
+            // A synchronous post returns while the journal's write is parked: the publisher did
+            // no I/O.
+            try harness.bus.post(PostHarness.todos(["buy milk"]), from: "loader.todos")
+            var arrivals = gate.arrivals.makeAsyncIterator()
+            try #require(await arrivals.next() == true, "the append runs on the outbox's I/O thread")
+            #expect(service.recorded.isEmpty, "nothing is sent before its intent is on the disk")
+            #expect(scheduler.pendingCount == 1)
+            gate.open()
+            #expect(await harness.recorder.wait(for: 1, PostSent.self),
+                    "events: \(harness.recorder.topics), pending: \(scheduler.pendingCount), io jobs: \(io.pendingJobs)")
+            #expect(service.recorded.map(\.key) == ["tweet:item:loader.todos:t1"])
+            #expect(try String(contentsOfFile: harness.outboxPath, encoding: .utf8).contains(#""op":"intent""#))
+            await scheduler.stop()
+        }
+    }
+
+    @Test func aLoadersStateIsSavedOnlyAfterTheIntentsItsAnnouncementQueued() async throws {
+        try await PostHarness.run { harness in
+            let gate = WriterGate()
+            let service = ScriptedPostService([])
+            let io = BlockingIOThread(name: "test.state")
+            let stateDirectory = URL(fileURLWithPath: harness.outboxPath).deletingLastPathComponent().appendingPathComponent("loaders")
+            let statePath = stateDirectory.appendingPathComponent("todos.json").path
+            let stateExistedAtIntent = SyncLock<[Bool]>([])
+            let outbox = PostOutbox(path: harness.outboxPath, write: { descriptor, bytes in
+                stateExistedAtIntent.withLock { $0.append(FileManager.default.fileExists(atPath: statePath)) }
+                gate.park(onIOThread: io.isCurrent)
+                return write(descriptor, bytes.baseAddress, bytes.count)
+            }, io: io)
+            let store = LoaderStateStore(directory: stateDirectory, io: io)
+            let scheduler = PostScheduler(name: "posts", rules: [try PostHarness.rule()], services: ["twitter": service],
+                                          outbox: outbox, retry: .init(), clock: harness.clock, now: { Date() }, faultHook: nil)
+            try scheduler.start(on: harness.bus)
+            // What a loader does: announce, then save its state.
+            _ = try await harness.bus.publish(PostHarness.todos(["buy milk"]), from: "loader.todos")
+            let save = Task { try await store.save(LoaderState(sinceID: "t1"), for: "todos") }
+            var arrivals = gate.arrivals.makeAsyncIterator()
+            try #require(await arrivals.next() == true, "the append runs on the I/O thread, not in the publish")
+            await io.waitForPendingJobs(2)
+            #expect(!FileManager.default.fileExists(atPath: statePath), "the save waits behind the parked intent")
+            gate.open()
+            try await save.value
+            #expect(FileManager.default.fileExists(atPath: statePath))
+            #expect(stateExistedAtIntent.withLock { $0.first } == false, "the intent was written before the state")
+            #expect(try String(contentsOfFile: harness.outboxPath, encoding: .utf8).contains(#""op":"intent""#))
+            #expect(await harness.recorder.wait(for: 1, PostSent.self))
+            await scheduler.stop()
+        }
+    }
+
+    @Test func preparingReadsAndCompactsTheOutboxOnItsIOThreadThenStartSendsWhatWasLeft() async throws {
+        try await PostHarness.run { harness in
+            let intent = PostIntent(key: "tweet:item:loader.todos:t1", rule: "tweet", service: "twitter",
+                                    content: .status(text: "left over", media: nil), correlation: nil, created: Date())
+            let previous = PostOutbox(path: harness.outboxPath)
+            _ = try previous.recover()
+            try previous.append(intent)
+            previous.closeJournal()
+            let service = ScriptedPostService([])
+            let io = BlockingIOThread(name: "test.prepare")
+            let writers = SyncLock<[Bool]>([])
+            let outbox = PostOutbox(path: harness.outboxPath, write: { descriptor, bytes in
+                writers.withLock { $0.append(io.isCurrent) }
+                return write(descriptor, bytes.baseAddress, bytes.count)
+            }, io: io)
+            let scheduler = PostScheduler(name: "posts", rules: [try PostHarness.rule()],
+                                          services: ["twitter": service],
+                                          outbox: outbox, retry: .init(), clock: harness.clock, now: { Date() }, faultHook: nil)
+            try await scheduler.prepare()
+            #expect(!writers.withLock { $0 }.isEmpty, "the journal was compacted")
+            try scheduler.start(on: harness.bus)
+            #expect(await harness.recorder.wait(for: 1, PostSent.self))
+            #expect(service.recorded.map(\.key) == ["tweet:item:loader.todos:t1"])
+            #expect(service.recorded.first?.mayExist == true, "an intent of a previous run may have been posted")
+            await scheduler.stop()
+            #expect(writers.withLock { $0 }.allSatisfy { $0 }, "compaction and done records were written on the I/O thread")
+        }
+    }
+
+    @Test func theDaemonsOutboxAndLoaderStateShareOneIOThread() {
+        let store = LoaderStateStore(directory: URL(fileURLWithPath: "/nonexistent"))
+        let outbox = PostOutbox(path: "/nonexistent/outbox.jsonl")
+        #expect(store.io === BlockingIOThread.durableState)
+        #expect(outbox.io === BlockingIOThread.durableState)
+    }
+
+    @Test func jobsRunInOrderOnOneThreadThatIsNotTheCaller() async {
+        let io = BlockingIOThread(name: "test.order")
+        let order = SyncLock<[Int]>([])
+        let onThread = SyncLock<[Bool]>([])
+        for index in 0..<100 {
+            io.submit {
+                order.withLock { $0.append(index) }
+                onThread.withLock { $0.append(io.isCurrent) }
+            }
+        }
+        let last = await io.run { io.isCurrent }
+        #expect(last)
+        #expect(!io.isCurrent)
+        #expect(order.withLock { $0 } == Array(0..<100))
+        #expect(onThread.withLock { $0 }.allSatisfy { $0 })
+    }
+}
