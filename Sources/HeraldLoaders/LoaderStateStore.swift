@@ -63,7 +63,17 @@ public struct LoaderStateStore: Sendable {
     ///
     /// - Throws: ``LoaderStateStoreError`` naming the directory or file and the system's reason.
     public func save(_ state: LoaderState, for id: String) async throws(LoaderStateStoreError) {
-        try await io.run { [self] () throws(LoaderStateStoreError) in try write(state, for: id) }
+        try await io.run { [self] () throws(LoaderStateStoreError) in
+            // A post intent this announcement queued may have been refused by the outbox and
+            // held: saving now would mark the item handled while its post exists only in
+            // memory. Not saved, the item is announced again after a restart instead.
+            let held = io.holds
+            guard held == 0 else {
+                throw LoaderStateStoreError(operation: "save", path: fileURL(for: id)?.path ?? id,
+                                            reason: "\(held) post intent\(held == 1 ? " is" : "s are") held until the outbox can be written")
+            }
+            try write(state, for: id)
+        }
     }
 
     /// A store that keeps nothing.

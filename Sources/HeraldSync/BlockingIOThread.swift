@@ -22,6 +22,7 @@ public final class BlockingIOThread: Sendable {
     /// The thread's name (seen in a debugger and in `/proc/<pid>/task/*/comm`).
     public let name: String
     private let queue: JobQueue
+    private let heldCount = SyncLock(0)
 
     /// The thread the post scheduler's outbox and the loaders' state files share. Being one
     /// first-in-first-out thread is what keeps posting exactly-once: an intent queued inside the
@@ -38,6 +39,17 @@ public final class BlockingIOThread: Sendable {
     deinit {
         queue.close()
     }
+
+    /// Records that a job on this thread could not make its work durable and holds it in memory
+    /// (a post intent the outbox refused). While anything is held, work that must never get
+    /// ahead of it (a loader's state, which would say the item was handled) refuses to be saved.
+    public func hold() { heldCount.withLock { $0 += 1 } }
+
+    /// Ends `count` holds: the held work was written, or can no longer be lost by a later save.
+    public func release(_ count: Int = 1) { heldCount.withLock { $0 = max(0, $0 - count) } }
+
+    /// How much work is held in memory for want of the disk.
+    public var holds: Int { heldCount.withLock { $0 } }
 
     /// Queues `job` and returns at once; the job runs on the thread after every job submitted
     /// before it. Its result is ``Pending/value``.

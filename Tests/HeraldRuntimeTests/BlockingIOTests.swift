@@ -206,6 +206,44 @@ struct ReportingLogWriter: LogWriter {
         }
     }
 
+    /// Review finding: under a file-size limit the large outbox reaches and the small state file
+    /// does not, the state was saved while the intent was held in memory, and a stop lost the post.
+    @Test func noLoaderStateIsSavedWhileAnIntentIsHeldAndItIsOnceTheIntentIsWritten() async throws {
+        try await PostHarness.run { harness in
+            let service = ScriptedPostService([])
+            let io = BlockingIOThread(name: "test.state")
+            let stateDirectory = URL(fileURLWithPath: harness.outboxPath).deletingLastPathComponent().appendingPathComponent("loaders")
+            let statePath = stateDirectory.appendingPathComponent("todos.json").path
+            let full = SyncLock(true)
+            let outbox = PostOutbox(path: harness.outboxPath, write: { descriptor, bytes in
+                if full.withLock({ $0 }) {
+                    errno = ENOSPC
+                    return -1
+                }
+                return write(descriptor, bytes.baseAddress, bytes.count)
+            }, io: io)
+            let store = LoaderStateStore(directory: stateDirectory, io: io)
+            let scheduler = PostScheduler(name: "posts", rules: [try PostHarness.rule()], services: ["twitter": service],
+                                          outbox: outbox, retry: .init(), clock: harness.clock, now: { Date() }, faultHook: nil)
+            try scheduler.start(on: harness.bus)
+            // What a loader does: announce, then save its state; the outbox refuses the intent.
+            _ = try await harness.bus.publish(PostHarness.todos(["buy milk"]), from: "loader.todos")
+            await #expect(throws: LoaderStateStoreError.self) { try await store.save(LoaderState(sinceID: "t1"), for: "todos") }
+            #expect(!FileManager.default.fileExists(atPath: statePath), "the state would say the item was handled")
+            #expect(io.holds == 1)
+
+            await harness.clock.waitForSleepers()  // the worker's retry waits on the clock
+            full.withLock { $0 = false }           // room again: the retry writes the intent
+            harness.clock.advanceToNextDeadline()
+            #expect(await harness.recorder.wait(for: 1, PostRecorded.self))
+            #expect(io.holds == 0)
+            try await store.save(LoaderState(sinceID: "t1"), for: "todos")
+            #expect(FileManager.default.fileExists(atPath: statePath))
+            #expect(await harness.recorder.wait(for: 1, PostSent.self))
+            await scheduler.stop()
+        }
+    }
+
     @Test func preparingReadsAndCompactsTheOutboxOnItsIOThreadThenStartSendsWhatWasLeft() async throws {
         try await PostHarness.run { harness in
             let intent = PostIntent(key: "tweet:item:loader.todos:t1", rule: "tweet", service: "twitter",

@@ -135,7 +135,7 @@ struct PostHarness {
             return PostScheduler(name: "posts", rules: rules, services: services, outboxPath: outboxPath, retry: retry, clock: clock,
                                  now: now, faultHook: faultHook)
         }
-        return PostScheduler(name: "posts", rules: rules, services: services, outbox: PostOutbox(path: outboxPath, write: write),
+        return PostScheduler(name: "posts", rules: rules, services: services, outbox: PostOutbox(path: outboxPath, write: write, io: BlockingIOThread(name: "test.posts-io")),
                              retry: retry, clock: clock, now: now, faultHook: faultHook)
     }
 

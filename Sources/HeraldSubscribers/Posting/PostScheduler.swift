@@ -81,6 +81,8 @@ public final class PostScheduler: Sendable {
         var known: Set<String> = []
         var sends: [String: [Date]] = [:]
         var pending = 0
+        /// Intents the outbox refused, held on ``PostOutbox/io`` until written.
+        var held = 0
         /// What ``prepare()`` read, for the next ``start(on:)``.
         var prepared: PostOutbox.Recovery?
     }
@@ -204,6 +206,13 @@ public final class PostScheduler: Sendable {
         for worker in workers { await worker.value }
         // After the appends queued before it.
         await outbox.io.run { [outbox] in outbox.closeJournal() }
+        // Held intents are lost with this process, and the loaders, stopped before the
+        // schedulers, saved no state past them: the items come again after a restart.
+        let held = state.withLock { state in
+            defer { state.held = 0 }
+            return state.held
+        }
+        if held > 0 { outbox.io.release(held) }
     }
 
     // MARK: Intake (on the publisher's task)
@@ -252,6 +261,9 @@ public final class PostScheduler: Sendable {
                     // after a restart, since the loader's state (on the same full disk) was most
                     // likely not saved either and the item comes again. Held in memory instead;
                     // the worker retries the journal and sends it once it is written.
+                    // Until it is written, no loader state may be saved after it (see `hold()`).
+                    outbox.io.hold()
+                    state.withLock { $0.held += 1 }
                     _ = try? bus?.post(PostHeld(rule: rule.name, key: key, service: rule.service, path: outbox.path,
                                                 reason: error.reason, correlation: correlation),
                                        from: Sender(name), correlation: envelope.correlationID)
@@ -418,7 +430,11 @@ public final class PostScheduler: Sendable {
                 continue
             }
             faultHook?(.afterIntentRecorded)
-            let bus = state.withLock { $0.bus }
+            let bus = state.withLock { state in
+                state.held = max(0, state.held - 1)
+                return state.bus
+            }
+            outbox.io.release()
             _ = try? bus?.post(PostRecorded(rule: intent.rule, key: intent.key, path: outbox.path, refusals: refusals,
                                             correlation: intent.correlation),
                                from: Sender(name), correlation: intent.correlation.flatMap(EventID.init))
