@@ -26,9 +26,10 @@ enum LoaderSupport {
         }
     }
 
-    /// Publishes a loader's one event; a bus that is shutting down refuses it, which is fine.
-    static func announce<E: Event>(_ event: E, on bus: EventBus, from sender: Sender) async {
-        _ = try? await bus.publish(event, from: sender)
+    /// Publishes a loader's one event; false when the bus refused it (it is shutting down).
+    @discardableResult
+    static func announce<E: Event>(_ event: E, on bus: EventBus, from sender: Sender) async -> Bool {
+        (try? await bus.publish(event, from: sender)) != nil
     }
 
     /// Whether status id `candidate` is newer than `marker` (ids are decimal strings beyond 2^53).

@@ -52,7 +52,9 @@ extension StatefulLoader {
             // is queued on that same first-in-first-out thread after them, so the state never
             // says an item was seen before its intent is on the disk; a crash in between
             // announces the items again rather than losing them.
-            await LoaderSupport.announce(fetched.event, on: bus, from: sender)
+            // An announcement the bus refused (it is shutting down) reached no subscriber: the
+            // state is not saved, so the items come again after a restart instead of being lost.
+            guard await LoaderSupport.announce(fetched.event, on: bus, from: sender) else { return fetched.outcome }
             await save(fetched.state)
             return fetched.outcome
         } catch {

@@ -53,6 +53,18 @@ import Testing
         }
     }
 
+    /// Review finding: a load whose announcement the bus refused (it was shutting down) still
+    /// saved its state, so the items it fetched were marked seen with nobody told of them.
+    @Test func aRefusedAnnouncementSavesNoState() async throws {
+        try await LoaderHarness.run { harness in
+            let loader = try TimelineLoader(id: "home", client: harness.twitter(), bus: harness.bus, stateStore: harness.store)
+            _ = await harness.bus.shutdown(timeout: .seconds(3_600))
+            _ = await loader.load()
+            let file = try #require(harness.store.fileURL(for: "home"))
+            #expect(!FileManager.default.fileExists(atPath: file.path), "the items were never announced")
+        }
+    }
+
     @Test func aCorruptStateFileIsReportedAndSetAside() async throws {
         try await LoaderHarness.run { harness in
             try FileManager.default.createDirectory(at: harness.stateDirectory, withIntermediateDirectories: true)

@@ -101,7 +101,9 @@ import Testing
             let images = try await harness.tiqav().random()
             #expect(images.count == 5)
         }
-        let slow = SandboxFaults(dripRate: 1, dripChunkSize: 8, dripPause: .milliseconds(20))
+        // A pause of an hour between chunks (stop interrupts it): only the deadline can end
+        // the request, however loaded the machine.
+        let slow = SandboxFaults(dripRate: 1, dripChunkSize: 8, dripPause: .seconds(3_600))
         try await SandboxHarness.run({ $0.faults = slow }) { harness in
             let error = await serviceError { try await harness.tiqav(timeout: .milliseconds(150)).random() }
             #expect(error?.kind == .timeout)
@@ -109,8 +111,9 @@ import Testing
     }
 
     @Test func latencyBeyondTheDeadlineIsATimeout() async throws {
-        // A wide margin: on a loaded 2-core machine the deadline's timer can fire late.
-        try await SandboxHarness.run({ $0.faults = SandboxFaults(latency: .milliseconds(1500)) }) { harness in
+        // An hour of latency (stop interrupts it): only the deadline can end the request,
+        // however late its timer fires on a loaded machine.
+        try await SandboxHarness.run({ $0.faults = SandboxFaults(latency: .seconds(3_600)) }) { harness in
             let error = await serviceError { try await harness.tiqav(timeout: .milliseconds(100)).random() }
             #expect(error?.kind == .timeout)
         }

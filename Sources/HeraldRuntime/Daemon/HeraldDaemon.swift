@@ -5,6 +5,7 @@ import HeraldLoaders
 import HeraldSandbox
 import HeraldServices
 import HeraldSubscribers
+import HeraldSync
 
 /// The running program: a `ServiceGroup` of the embedded sandbox (when a service points at
 /// it), the log and file subscribers, the bus's drain, the post schedulers and the loaders'
@@ -90,7 +91,11 @@ public struct HeraldDaemon: Sendable {
                     started: @escaping @Sendable (DaemonStarted) -> Void = { _ in },
                     stopping: @escaping @Sendable (DaemonStopping) -> Void = { _ in }) async throws(DaemonError) -> DaemonStopped {
         let sandbox = configuration.usesSandbox ? SandboxService(settings: sandboxSettings()) : nil
-        let bus = EventBus(configuration: .init(firstSequence: Self.firstSequence(after: configuration)))
+        // The archives' tails are read (up to their read limit, 32 MiB each) on a thread of
+        // their own, not on the shared pool.
+        let configuration = self.configuration
+        let first = await BlockingIOThread(name: "herald.archive-scan").run { Self.firstSequence(after: configuration) }
+        let bus = EventBus(configuration: .init(firstSequence: first))
         let drain = BusDrainService(bus: bus, timeout: drainTimeout)
         let store = LoaderStateStore(directory: configuration.stateDirectory)
         var members: [ServiceGroup.Member] = []
