@@ -6,9 +6,10 @@ import HeraldSync
 /// Writes one line per event to a ``LogWriter``: human-readable text (the default), `logfmt`
 /// or JSON, filtered by topic patterns and a minimum level, secrets masked by a ``Redactor``.
 ///
-/// It subscribes once to every topic with a queued mailbox, so logging never slows a
-/// publisher and lines come in publication order. Library code: it writes only to the writer
-/// it is given.
+/// It subscribes once to every topic with a batch mailbox, so logging never slows a publisher
+/// and lines come in publication order; what waited in the mailbox is formatted and handed to
+/// the writer at once, and the next batch waits for the writer (whose blocking writes run on a
+/// thread of its own). Library code: it writes only to the writer it is given.
 public final class LogSubscriber: Sendable {
     /// Its name on the bus (stats, failure events).
     public let name: String
@@ -43,8 +44,11 @@ public final class LogSubscriber: Sendable {
     ///
     /// - Throws: ``EventBusError`` when the bus refuses the subscription.
     public func start(on bus: EventBus) throws(EventBusError) {
-        let token = try bus.subscribe(matching: .all, name: name, delivery: .queued(capacity: 4096, overflow: .wait)) {
-            [self] envelope in self.log(envelope)
+        let token = try bus.subscribeInBatches(matching: .all, name: name, capacity: 4096, overflow: .wait) {
+            [self] batch in
+            var lines: [String] = []
+            for envelope in batch { if let line = line(for: envelope) { lines.append(line) } }
+            await writer.write(lines)
         }
         subscription.withLock { $0 = token }
     }
@@ -55,12 +59,17 @@ public final class LogSubscriber: Sendable {
     }
 
     /// Writes the line for one envelope, if it passes the filters.
-    public func log(_ envelope: Envelope<any Event>) {
-        guard patterns.contains(where: { $0.matches(envelope.topic) }) else { return }
-        guard let record = record(for: envelope), record.level >= level else { return }
+    public func log(_ envelope: Envelope<any Event>) async {
+        if let line = line(for: envelope) { await writer.write([line]) }
+    }
+
+    /// The line for one envelope (redacted), or nil when the filters leave it out.
+    public func line(for envelope: Envelope<any Event>) -> String? {
+        guard patterns.contains(where: { $0.matches(envelope.topic) }) else { return nil }
+        guard let record = record(for: envelope), record.level >= level else { return nil }
         let line = formatter.line(time: envelope.timestamp, topic: envelope.topic.name,
                                   sender: envelope.sender?.id, record: record)
-        writer.write(redactor.redact(line))
+        return redactor.redact(line)
     }
 
     private func record(for envelope: Envelope<any Event>) -> LogRecord? {

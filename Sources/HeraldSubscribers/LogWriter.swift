@@ -1,23 +1,40 @@
 import Foundation
-import Synchronization
 import HeraldSync
 
 /// Where a log subscriber's lines go.
 ///
-/// An implementation must write each line whole (lines from different threads never
-/// interleave) and must not throw: a writer that cannot write drops the line.
+/// An implementation must write each line whole and in the order given (lines of different
+/// calls never interleave). It must not throw: a writer that cannot write drops the lines. The
+/// log subscriber calls it from its mailbox's task, one batch at a time, and waits for it: a
+/// writer whose writes block (a file, a pipe, a terminal) must run them on a thread of its own
+/// and suspend meanwhile, never blocking Swift's cooperative pool (``FileHandleLogWriter`` does).
 public protocol LogWriter: Sendable {
-    /// Writes one line; `line` has no trailing newline.
-    func write(_ line: String)
+    /// Writes `lines` in order; none has a trailing newline.
+    func write(_ lines: [String]) async
+}
+
+extension LogWriter {
+    /// Writes one line (no trailing newline).
+    public func write(_ line: String) async { await write([line]) }
 }
 
 /// Writes lines to a file handle: standard error, standard output, or a file opened for append.
+///
+/// Every `write(2)` runs on the writer's own ``BlockingIOThread``: a stalled disk or a terminal
+/// nobody reads delays the log's own mailbox (whose `wait` policy then holds back publishers
+/// that wait), never the other tasks of the process.
 public final class FileHandleLogWriter: LogWriter {
-    private let handle: SyncLock<FileHandle>
+    private let handle: FileHandle
+    /// The thread every write runs on.
+    let io: BlockingIOThread
+    /// Writes bytes to the handle (a seam: tests park or fail it).
+    let writeBytes: SyncLock<@Sendable (FileHandle, Data) -> Void>
 
     /// Writes to `handle`.
     public init(handle: FileHandle) {
-        self.handle = SyncLock(handle)
+        self.handle = handle
+        self.io = BlockingIOThread(name: "herald.log-io")
+        self.writeBytes = SyncLock({ handle, bytes in try? handle.write(contentsOf: bytes) })
     }
 
     /// Writes to standard error.
@@ -27,6 +44,8 @@ public final class FileHandleLogWriter: LogWriter {
     public static func standardOutput() -> FileHandleLogWriter { FileHandleLogWriter(handle: .standardOutput) }
 
     /// Appends to the file at `path`, creating it (mode 0600) and its directory when missing.
+    ///
+    /// Called once, when the log subscriber is made (the daemon does so on a service's start).
     ///
     /// - Throws: when the file cannot be created or opened.
     public static func appending(toFile path: String) throws -> FileHandleLogWriter {
@@ -40,11 +59,15 @@ public final class FileHandleLogWriter: LogWriter {
         return FileHandleLogWriter(handle: handle)
     }
 
-    /// Writes one line and a newline in one call.
-    public func write(_ line: String) {
-        handle.withLock { handle in
-            try? handle.write(contentsOf: Data((line + "\n").utf8))
-        }
+    /// Writes the lines, each followed by a newline, in one `write(2)` on the writer's thread;
+    /// returns once it is done.
+    public func write(_ lines: [String]) async {
+        guard !lines.isEmpty else { return }
+        var text = lines.joined(separator: "\n")
+        text += "\n"
+        let bytes = Data(text.utf8)
+        let write = writeBytes.withLock { $0 }
+        await io.run { [handle] in write(handle, bytes) }
     }
 }
 
@@ -55,9 +78,9 @@ public final class InMemoryLogWriter: LogWriter {
     /// Creates an empty writer.
     public init() {}
 
-    /// Records one line.
-    public func write(_ line: String) {
-        storage.withLock { $0.append(line) }
+    /// Records the lines.
+    public func write(_ lines: [String]) async {
+        storage.withLock { $0.append(contentsOf: lines) }
     }
 
     /// The lines written so far, oldest first.

@@ -74,7 +74,7 @@ final class Sightings: Sendable {
 /// A log writer that reports every line.
 struct ReportingLogWriter: LogWriter {
     let sightings: Sightings
-    func write(_ line: String) { sightings.saw(line) }
+    func write(_ lines: [String]) async { for line in lines { sightings.saw(line) } }
 }
 
 /// Blocking file I/O runs on the parts' own threads: a disk that stalls delays nothing else.
@@ -141,6 +141,59 @@ struct ReportingLogWriter: LogWriter {
             await sink.finish()
             #expect(try FileSinkTests.notes(sink.path) == ["first", "second"])
             #expect(sink.statistics.syncs >= 1, "finish syncs what was written")
+        }
+    }
+
+    @Test func parkedLogWritesRunOnTheWritersOwnThreadsAndDelayNoOtherSubscriber() async throws {
+        let directory = try FileSinkTests.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let bus = EventBus()
+        let gate = WriterGate()
+        // More parked log files than the cooperative pool has threads: a log that wrote on its
+        // mailbox's task would stop every task.
+        let paths = (0..<max(2, ProcessInfo.processInfo.activeProcessorCount) + 1).map {
+            directory.appendingPathComponent("herald\($0).log").path
+        }
+        var logs: [LogSubscriber] = []
+        for path in paths {
+            let writer = try FileHandleLogWriter.appending(toFile: path)
+            let io = writer.io
+            writer.writeBytes.withLock { write in
+                let original = write
+                write = { handle, bytes in
+                    gate.park(onIOThread: io.isCurrent)
+                    original(handle, bytes)
+                }
+            }
+            let log = LogSubscriber(name: "log\(logs.count)", patterns: ["test.sink.*"], level: .debug, writer: writer)
+            try log.start(on: bus)
+            logs.append(log)
+        }
+        let subscriber = Sightings()
+        var subscriberSaw = subscriber.stream.makeAsyncIterator()
+        let queued = try bus.subscribe(matching: "test.sink.*", name: "queued", delivery: .queued(capacity: 16, overflow: .wait)) {
+            envelope in subscriber.saw((envelope.event as? SinkNote)?.text ?? "")
+        }
+
+        try bus.post(SinkNote(text: "first"))
+        var arrivals = gate.arrivals.makeAsyncIterator()
+        for _ in paths {
+            #expect(await arrivals.next() == true, "each log writes on its writer's own I/O thread")
+        }
+        // Every log is parked in write(2); the rest of the process goes on.
+        try bus.post(SinkNote(text: "second"))
+        #expect(await Sightings.await("first", in: &subscriberSaw))
+        #expect(await Sightings.await("second", in: &subscriberSaw), "a queued subscriber still gets events")
+
+        gate.open()
+        let report = await bus.shutdown(timeout: .seconds(3_600))
+        #expect(report.drained)
+        queued.cancel()
+        for log in logs { log.stop() }
+        for path in paths {
+            let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n")
+            #expect(lines.count == 2, "\(path): \(lines)")
+            #expect(lines.allSatisfy { $0.contains("test.sink.note") })
         }
     }
 

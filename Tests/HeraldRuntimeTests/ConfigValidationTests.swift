@@ -285,7 +285,7 @@ extension ConfigFixtures {
         #expect(try !matches(idPattern, String(repeating: "l", count: 209)))
     }
 
-    @Test func aFileOutputIsResolvedAgainstTheConfigDirectory() throws {
+    @Test func aFileOutputIsResolvedAgainstTheConfigDirectory() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("herald-out-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
         let object = ConfigFixtures.set(ConfigFixtures.demo, "subscribers.console.output", "logs/herald.log")
@@ -293,7 +293,7 @@ extension ConfigFixtures {
             .parse(try JSONSerialization.data(withJSONObject: object), baseDirectory: directory)
         let output = try #require(configuration.subscribers["console"]?.logSettings?.output)
         #expect(output == .file("logs/herald.log"))
-        try HeraldDaemon.standardWriters(relativeTo: configuration.directory)(output).write("hello")
+        await (try HeraldDaemon.standardWriters(relativeTo: configuration.directory)(output)).write("hello")
         #expect(try String(contentsOf: directory.appendingPathComponent("logs/herald.log"), encoding: .utf8) == "hello\n")
     }
 }

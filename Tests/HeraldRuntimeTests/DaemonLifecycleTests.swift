@@ -46,7 +46,7 @@ import Testing
                                   now: DaemonTests.fixedNow)
         let run = Task {
             try await daemon.run(for: .seconds(10), started: { started in
-                writer.write("started: \(started.loaders.joined(separator: ",")) at \(started.sandboxURL != nil)")
+                writer.record(["started: \(started.loaders.joined(separator: ",")) at \(started.sandboxURL != nil)"])
             }, stopping: { reasons.record($0) })
         }
         await writer.wait { lines in ["home", "itmedia", "images", "todos"].allSatisfy { id in lines.contains { $0.contains("loader.\(id).finished") } } }

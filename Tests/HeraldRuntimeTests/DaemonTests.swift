@@ -11,9 +11,12 @@ import HeraldSync
 final class WatchedWriter: LogWriter {
     private let state = SyncLock<(lines: [String], waiters: [CheckedContinuation<Void, Never>])>(([], []))
 
-    func write(_ line: String) {
+    func write(_ lines: [String]) async { record(lines) }
+
+    /// Records lines at once (for callers that cannot await).
+    func record(_ lines: [String]) {
         let waiters = state.withLock { state in
-            state.lines.append(line)
+            state.lines.append(contentsOf: lines)
             defer { state.waiters = [] }
             return state.waiters
         }

@@ -111,12 +111,12 @@ import Testing
         #expect(lines.first?.hasSuffix("home: state file /s/home.json is unreadable (not JSON); moved to /s/home.json.corrupt-1") == true)
     }
 
-    @Test func fileWriterAppendsWholeLines() throws {
+    @Test func fileWriterAppendsWholeLines() async throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("herald-log-\(UUID().uuidString)/herald.log").path
         defer { try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent) }
-        try FileHandleLogWriter.appending(toFile: path).write("one")
-        try FileHandleLogWriter.appending(toFile: path).write("two")
-        #expect(try String(contentsOfFile: path, encoding: .utf8) == "one\ntwo\n")
+        await (try FileHandleLogWriter.appending(toFile: path)).write("one")
+        await (try FileHandleLogWriter.appending(toFile: path)).write(["two", "three"])
+        #expect(try String(contentsOfFile: path, encoding: .utf8) == "one\ntwo\nthree\n")
         let mode = try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int
         #expect(mode == 0o600)
     }
