@@ -38,7 +38,7 @@ let package = Package(
         // Side-by-side benchmarks against Foundation and the standard library.
         .executableTarget(
             name: "herald-bench",
-            dependencies: ["Herald", "HeraldSubscribers"],
+            dependencies: ["Herald", "HeraldSubscribers", "HeraldSync"],
             path: "Benchmarks/herald-bench"
         ),
 
@@ -55,7 +55,7 @@ let package = Package(
 
         // A loopback HTTP/1.1 emulator of the three services, with fault injection.
         // It shares no code with HeraldServices so a client bug cannot hide behind its mirror.
-        .target(name: "HeraldSandbox"),
+        .target(name: "HeraldSandbox", dependencies: ["HeraldSync"]),
 
         .executableTarget(
             name: "sandbox-server",

@@ -173,7 +173,7 @@ enum Workloads {
     }
 
     static func rate(_ n: Int, _ elapsed: Duration) -> Double {
-        Double(n) / max(elapsed.seconds, 1e-9)
+        Double(n) / max(elapsed.timeInterval, 1e-9)
     }
 }
 
@@ -181,12 +181,5 @@ enum BenchmarkError: Error, CustomStringConvertible {
     case lostEvents(String)
     var description: String {
         switch self { case .lostEvents(let what): "events lost: \(what)" }
-    }
-}
-
-extension Duration {
-    var seconds: Double {
-        let (s, atto) = components
-        return Double(s) + Double(atto) / 1e18
     }
 }

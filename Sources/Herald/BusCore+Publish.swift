@@ -303,11 +303,3 @@ extension BusCore {
         _ = try? post(letter, sender: nil, correlation: header.correlationID, retention: .none, isInternal: true)
     }
 }
-
-extension Duration {
-    /// Seconds as a floating-point value.
-    var timeInterval: Double {
-        let (seconds, attoseconds) = components
-        return Double(seconds) + Double(attoseconds) / 1e18
-    }
-}

@@ -65,8 +65,7 @@ final class Flag: Sendable {
     var secondsSinceSet: Double {
         storage.withLock { value in
             guard let value else { return 0 }
-            let (seconds, attoseconds) = (ContinuousClock.now - value).components
-            return Double(seconds) + Double(attoseconds) / 1e18
+            return (ContinuousClock.now - value).timeInterval
         }
     }
 }

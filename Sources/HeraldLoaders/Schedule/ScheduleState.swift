@@ -42,7 +42,7 @@ public struct ScheduleState: Sendable {
     }
 
     private mutating func drawJitter() -> Duration {
-        let limit = policy.jitter.components.seconds * 1000 + policy.jitter.components.attoseconds / 1_000_000_000_000_000
+        let limit = policy.jitter.wholeMilliseconds
         guard limit > 0 else { return .zero }
         return .milliseconds(Int64.random(in: 0...limit, using: &random))
     }

@@ -58,13 +58,10 @@ extension HeraldConfiguration {
     /// reads.
     public func sandboxConfiguration() -> SandboxConfiguration {
         var sandbox = SandboxConfiguration(port: self.sandbox.port, faults: self.sandbox.faults)
-        func seconds(_ interval: Duration) -> TimeInterval {
-            Double(interval.components.seconds) + Double(interval.components.attoseconds) / 1e18
-        }
         if let interval = self.sandbox.statusInterval {
-            sandbox.statusInterval = seconds(interval)
+            sandbox.statusInterval = interval.timeInterval
         }
-        sandbox.todoInterval = self.sandbox.todoInterval.map(seconds)
+        sandbox.todoInterval = self.sandbox.todoInterval.map(\.timeInterval)
         let todoBuckets = self.loaders.keys.sorted().compactMap { id -> String? in
             guard let loader = self.loaders[id], case .todo(let bucket) = loader.kind,
                 case .baas(.sandbox, _, _, _, _)? = self.services[loader.service] else { return nil }

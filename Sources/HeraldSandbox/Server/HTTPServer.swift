@@ -343,10 +343,3 @@ extension HTTPServer {
         }
     }
 }
-
-extension Duration {
-    var seconds: Double {
-        let (whole, fraction) = components
-        return Double(whole) + Double(fraction) / 1e18
-    }
-}

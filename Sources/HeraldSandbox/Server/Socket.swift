@@ -1,4 +1,5 @@
 import Foundation
+import HeraldSync
 
 #if canImport(Glibc)
 import Glibc
@@ -83,10 +84,7 @@ enum Socket {
     /// Milliseconds for poll(2) from a duration: rounded up, so a wait never ends before its
     /// time, and clamped to what poll takes.
     static func pollMilliseconds(_ duration: Duration) -> Int32 {
-        guard duration > .zero else { return 0 }
-        let (seconds, attoseconds) = duration.components
-        guard seconds < 86_400 else { return 86_400_000 }
-        return Int32(seconds * 1000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000)
+        Int32(min(duration.millisecondsRoundedUp, 86_400_000))
     }
 
     /// A pipe whose write end, written once, wakes every ``wait(_:wake:milliseconds:)`` on its

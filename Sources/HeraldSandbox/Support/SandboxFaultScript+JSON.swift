@@ -1,4 +1,5 @@
 import Foundation
+import HeraldSync
 
 /// The JSON form of a fault script, for `/_sandbox/faults`:
 /// `{"path": "/1.1/statuses/update.json", "method": "POST", "responses": [503, 429, "drop",
@@ -81,7 +82,7 @@ extension SandboxFaultScript {
                 case .status(let status, nil): .int(Int64(status))
                 case .status(let status, let code?): .object([("status", .int(Int64(status))), ("code", .int(Int64(code)))])
                 case .drop: .string("drop")
-                case .delay(let pause): .object([("delay", .double(pause.seconds))])
+                case .delay(let pause): .object([("delay", .double(pause.timeInterval))])
                 }
             })),
         ])

@@ -161,7 +161,7 @@ final class SocketExchange: Sendable {
             let remaining = deadline - ContinuousClock.now
             guard remaining > .zero else { throw .timeout(after: timeout) }
             // Rounded up, so the wait never ends a little early and goes round again.
-            let milliseconds = Int32(clamping: (remaining + .nanoseconds(999_999)).milliseconds)
+            let milliseconds = Int32(clamping: remaining.millisecondsRoundedUp)
             var descriptors = [
                 pollfd(fd: socket, events: events, revents: 0),
                 pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0),
@@ -175,13 +175,5 @@ final class SocketExchange: Sendable {
             if descriptors[1].revents != 0 { continue }
             if descriptors[0].revents != 0 { return descriptors[0].revents }
         }
-    }
-}
-
-extension Duration {
-    /// The whole milliseconds in the duration.
-    fileprivate var milliseconds: Int64 {
-        let (seconds, attoseconds) = components
-        return seconds * 1000 + attoseconds / 1_000_000_000_000_000
     }
 }

@@ -195,7 +195,7 @@ public struct PostRate: Sendable, Hashable, CustomStringConvertible {
 
     /// When the next post may go, given the recent posts' times (nil: now).
     func nextSlot(after sends: [Date], now: Date) -> Date? {
-        let window = Double(period.components.seconds) + Double(period.components.attoseconds) / 1e18
+        let window = period.timeInterval
         let recent = sends.filter { now.timeIntervalSince($0) < window }.sorted()
         guard recent.count >= count else { return nil }
         return recent[recent.count - count].addingTimeInterval(window)

@@ -473,7 +473,7 @@ public final class PostScheduler: Sendable {
         await outbox.io.run { [outbox] in _ = try? outbox.markDone(intent.key, rule: intent.rule, result: "sent", at: date) }
         let bus = state.withLock { state -> EventBus? in
             if let rate = rule.rate {
-                let window = Double(rate.period.components.seconds)
+                let window = rate.period.timeInterval
                 state.sends[rule.name, default: []].removeAll { date.timeIntervalSince($0) >= window }
                 state.sends[rule.name, default: []].append(date)
             }
