@@ -17,6 +17,7 @@ public struct FileSinkError: Error, Hashable, Sendable, CustomStringConvertible 
         case sync
         case rotate
         case repair
+        case rename
         case encode(String)
     }
 
@@ -48,10 +49,26 @@ public struct FileSinkError: Error, Hashable, Sendable, CustomStringConvertible 
         case .sync: what = "cannot sync"
         case .rotate: what = "cannot rotate"
         case .repair: what = "cannot repair the torn last line of"
+        case .rename: what = "cannot replace"
         case .encode(let reason): return "file sink: cannot encode the event for \(path): \(reason)"
         }
         guard errorNumber != 0 else { return "file sink: \(what) \(path)" }
+        return "file sink: \(what) \(path): \(systemReason)"
+    }
+
+    /// The system's reason (`No space left on device (errno 28)`), or what failed when no
+    /// system call did; without the path.
+    var reason: String {
+        guard errorNumber == 0 else { return systemReason }
+        switch code {
+        case .shortWrite(let written, let expected): return "short write (\(written) of \(expected) bytes, rolled back)"
+        case .encode(let reason): return reason
+        default: return "failed"
+        }
+    }
+
+    private var systemReason: String {
         let reason = strerror(errorNumber).map { String(cString: $0) } ?? "error"
-        return "file sink: \(what) \(path): \(reason) (errno \(errorNumber))"
+        return "\(reason) (errno \(errorNumber))"
     }
 }

@@ -28,12 +28,10 @@ extension JSONLinesFile {
         guard keep < size else { return nil }
         let torn = try readBytes(from: keep, count: size - keep) + [UInt8(ascii: "\n")]
         let tornPath = Self.tornPath(path)
-        let tornDescriptor = systemOpen(tornPath, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o600)
-        guard tornDescriptor >= 0 else { throw FileSinkError.system(.repair, path: tornPath) }
-        defer { _ = systemClose(tornDescriptor) }
-        let written = torn.withUnsafeBytes { systemWrite(tornDescriptor, $0.baseAddress, $0.count) }
-        guard written == torn.count, fsync(tornDescriptor) == 0 else {
-            throw FileSinkError.system(.repair, path: tornPath)
+        do {
+            try Self.appendAndSync(torn, to: tornPath)
+        } catch {
+            throw FileSinkError(.repair, path: tornPath, errorNumber: error.errorNumber)
         }
         guard ftruncate(descriptor, off_t(keep)) == 0 else { throw FileSinkError.system(.repair, path: path) }
         try sync()

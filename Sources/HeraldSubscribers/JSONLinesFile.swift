@@ -4,12 +4,14 @@ import Glibc
 import Darwin
 #endif
 
-/// An open JSON Lines archive: an `O_APPEND` descriptor and the size the sink has written.
+/// An open JSON Lines journal: an `O_APPEND` descriptor and the size written. The one journal
+/// of the module: the file sink's archive and the post scheduler's outbox are both written
+/// through it (and their torn lines set aside the same way, to `<path>.torn`).
 ///
 /// Every write is of whole lines (one, or several together) in one `write(2)`; a short or failed
 /// write is rolled back with `ftruncate` to the size before it, so the file only ever holds whole
-/// lines. Not thread-safe:
-/// ``FileSink`` keeps it behind its lock.
+/// lines. Not thread-safe: ``FileSink`` and ``PostOutbox`` keep it behind their locks, and call
+/// it on their own I/O threads only.
 struct JSONLinesFile {
     let path: String
     private(set) var descriptor: Int32
@@ -138,8 +140,48 @@ struct JSONLinesFile {
         Self.syncDirectory(of: path)
     }
 
+    /// Replaces the file at `path` with one holding exactly `bytes` (whole lines), atomically:
+    /// written to `<path>.compact`, synced, renamed over `path`, the directory synced. A crash
+    /// leaves either the old file or the new one.
+    ///
+    /// - Returns: the new file's size.
+    /// - Throws: when the copy cannot be written or renamed; the old file is untouched (a
+    ///   partly written copy may be left at `<path>.compact`, which the next replace truncates).
+    @discardableResult
+    static func replace(_ path: String, with bytes: [UInt8],
+                        write: @escaping (Int32, UnsafeRawBufferPointer) -> Int = { systemWrite($0, $1.baseAddress, $1.count) })
+        throws(FileSinkError) -> Int {
+        let temporary = path + ".compact"
+        guard unlink(temporary) == 0 || errno == ENOENT else { throw FileSinkError.system(.open, path: temporary) }
+        var (copy, _) = try open(path: temporary)
+        defer { copy.close() }
+        copy.writeLine = write
+        if !bytes.isEmpty { try copy.append(bytes[...]) }
+        try copy.sync()
+        guard rename(temporary, path) == 0 else { throw FileSinkError.system(.rename, path: path) }
+        syncDirectory(of: path)
+        return bytes.count
+    }
+
+    /// Appends `bytes` (whole lines) to the file at `path`, created with mode 0600, in one
+    /// write, and syncs it: how torn and unreadable lines are set aside.
+    static func appendAndSync(_ bytes: [UInt8], to path: String) throws(FileSinkError) {
+        let descriptor = systemOpen(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { throw FileSinkError.system(.open, path: path) }
+        defer { _ = systemClose(descriptor) }
+        var written = -1
+        repeat {
+            written = bytes.withUnsafeBytes { systemWrite(descriptor, $0.baseAddress, $0.count) }
+        } while written < 0 && errno == EINTR
+        guard written == bytes.count else {
+            throw written < 0 ? FileSinkError.system(.write, path: path)
+                              : FileSinkError(.shortWrite(written: written, expected: bytes.count), path: path)
+        }
+        guard fsync(descriptor) == 0 else { throw FileSinkError.system(.sync, path: path) }
+    }
+
     /// Makes the renames durable; a failure here only weakens durability, so it is ignored.
-    private static func syncDirectory(of path: String) {
+    static func syncDirectory(of path: String) {
         let directory = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "."
         let descriptor = systemOpen(directory.isEmpty ? "/" : directory, O_RDONLY | O_CLOEXEC, 0)
         guard descriptor >= 0 else { return }

@@ -49,6 +49,9 @@ public struct PostIntent: Sendable, Hashable, Codable {
 /// only what is still needed). A line that cannot be read (a crash mid-append leaves at most a
 /// torn last line, whose append was never acknowledged) is copied to `<path>.torn`. On a full
 /// disk the journal is kept uncompacted (a torn last line cut off), which reads the same.
+///
+/// Its file is a ``JSONLinesFile``, the journal the file sink's archive is written through too:
+/// whole lines in one `write(2)`, a failed or short one cut off again.
 final class PostOutbox: Sendable {
     /// One journal line.
     struct Record: Codable {
@@ -83,7 +86,7 @@ final class PostOutbox: Sendable {
     let path: String
     /// Done keys kept at compaction (the newest ones).
     static let keptDoneKeys = 100_000
-    private let descriptor = SyncLock<Int32>(-1)
+    private let journal = SyncLock<JSONLinesFile?>(nil)
     private let write: Write
     /// Where the scheduler runs the journal's appends, off the publisher and off the pool; the
     /// loaders' state files are written on the same thread (``BlockingIOThread/durableState``),
@@ -100,7 +103,7 @@ final class PostOutbox: Sendable {
     }
 
     deinit {
-        descriptor.withLock { if $0 >= 0 { close($0) } }
+        journal.withLock { $0?.close() }
     }
 
     /// Reads the journal, compacts it and opens it for appending.
@@ -176,9 +179,18 @@ final class PostOutbox: Sendable {
             _ = unlink(path + ".compact")
             recovery.keptBytes = try keepUncompacted(wholeBytes: wholeBytes ?? 0)
         }
-        let fd = openForWriting(path)
-        guard fd >= 0 else { throw PostOutboxError(path: path, reason: "cannot open: \(String(cString: strerror(errno)))") }
-        descriptor.withLock { if $0 >= 0 { close($0) }; $0 = fd }
+        let (path, write) = (self.path, self.write)
+        try journal.withLock { journal throws(PostOutboxError) in
+            do throws(FileSinkError) {
+                // Compacted or cut after its last whole line, so there is no torn line to repair.
+                var (file, _) = try JSONLinesFile.open(path: path)
+                file.writeLine = write
+                journal?.close()
+                journal = file
+            } catch {
+                throw PostOutboxError(path: path, reason: "cannot open: \(error.reason)")
+            }
+        }
         return recovery
     }
 
@@ -194,7 +206,7 @@ final class PostOutbox: Sendable {
 
     /// Closes the journal.
     func closeJournal() {
-        descriptor.withLock { if $0 >= 0 { _ = close($0) }; $0 = -1 }
+        journal.withLock { $0?.close(); $0 = nil }
     }
 
     private func append(_ record: Record) throws(PostOutboxError) {
@@ -204,17 +216,25 @@ final class PostOutbox: Sendable {
         } catch {
             throw PostOutboxError(path: path, reason: "cannot encode a record: \(error)")
         }
-        try descriptor.withLock { fd throws(PostOutboxError) in
-            guard fd >= 0 else { throw PostOutboxError(path: path, reason: "the outbox is not open") }
+        try journal.withLock { file throws(PostOutboxError) in
+            guard file != nil else { throw PostOutboxError(path: path, reason: "the outbox is not open") }
             // A failed or short write is cut off again, so the next record starts a line of its own.
-            let end = lseek(fd, 0, SEEK_END)
-            do throws(PostOutboxError) {
-                try writeAll(fd, line, path: path)
+            do throws(FileSinkError) {
+                try file!.append(line)
+                try file!.sync()
             } catch {
-                if end >= 0 { _ = ftruncate(fd, end) }
-                throw error
+                throw PostOutboxError(path: path, reason: "\(Self.failure(error)): \(error.reason)")
             }
-            guard fsync(fd) == 0 else { throw PostOutboxError(path: path, reason: "fsync failed: \(String(cString: strerror(errno)))") }
+        }
+    }
+
+    /// What failed, in the words the outbox's errors use.
+    private static func failure(_ error: FileSinkError) -> String {
+        switch error.code {
+        case .sync: "fsync failed"
+        case .open, .createDirectory: "cannot open"
+        case .rename: "cannot replace with the compacted journal"
+        default: "write failed"
         }
     }
 
@@ -227,18 +247,11 @@ final class PostOutbox: Sendable {
             bytes += data
             bytes.append(UInt8(ascii: "\n"))
         }
-        let temporary = path + ".compact"
-        let fd = openForWriting(temporary, truncate: true)
-        guard fd >= 0 else { throw PostOutboxError(path: temporary, reason: "cannot create: \(String(cString: strerror(errno)))") }
-        defer { _ = close(fd) }
-        try writeAll(fd, bytes, path: temporary)
-        guard fsync(fd) == 0 else { throw PostOutboxError(path: temporary, reason: "fsync failed: \(String(cString: strerror(errno)))") }
-        guard rename(temporary, path) == 0 else {
-            throw PostOutboxError(path: path, reason: "cannot replace with the compacted journal: \(String(cString: strerror(errno)))")
+        do {
+            return try JSONLinesFile.replace(path, with: bytes, write: write)
+        } catch {
+            throw PostOutboxError(path: error.path, reason: "\(Self.failure(error)): \(error.reason)")
         }
-        let directory = open(URL(fileURLWithPath: path).deletingLastPathComponent().path, O_RDONLY)
-        if directory >= 0 { _ = fsync(directory); _ = close(directory) }
-        return bytes.count
     }
 
     /// Cuts the journal after `wholeBytes` (truncating needs no free space).
@@ -251,28 +264,15 @@ final class PostOutbox: Sendable {
         return min(Int(status.st_size), wholeBytes)
     }
 
+    /// Copies unreadable lines to `<path>.torn`, where the archive's torn lines go too.
     private func setAside(_ lines: [Data]) throws(PostOutboxError) {
-        let fd = openForWriting(path + ".torn")
-        guard fd >= 0 else { throw PostOutboxError(path: path + ".torn", reason: "cannot open: \(String(cString: strerror(errno)))") }
-        defer { _ = close(fd) }
-        for line in lines { try writeAll(fd, Array(line) + [UInt8(ascii: "\n")], path: path + ".torn") }
-        _ = fsync(fd)
-    }
-
-    private func writeAll(_ fd: Int32, _ bytes: [UInt8], path: String) throws(PostOutboxError) {
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes[offset...].withUnsafeBytes { write(fd, $0) }
-            if written < 0 {
-                if errno == EINTR { continue }
-                throw PostOutboxError(path: path, reason: "write failed: \(String(cString: strerror(errno)))")
-            }
-            offset += written
+        var bytes: [UInt8] = []
+        for line in lines { bytes += line; bytes.append(UInt8(ascii: "\n")) }
+        do {
+            try JSONLinesFile.appendAndSync(bytes, to: JSONLinesFile.tornPath(path))
+        } catch {
+            throw PostOutboxError(path: error.path, reason: "\(Self.failure(error)): \(error.reason)")
         }
-    }
-
-    private func openForWriting(_ path: String, truncate: Bool = false) -> Int32 {
-        open(path, O_WRONLY | O_CREAT | O_CLOEXEC | (truncate ? O_TRUNC : O_APPEND), 0o600)
     }
 
     /// Dates in ISO 8601 with milliseconds (the rate window is measured from them).
