@@ -91,24 +91,19 @@ enum Commands {
                 configuration = loaded
             }
         }
-        let stop = CancelOnSignal()
-        let signals = Terminal.onTermination { stop.fire() }
-        defer { signals.forEach { $0.cancel() } }
-        let sandbox: StandaloneSandbox
+        // Keys and tokens are not printed (they may be real ones from the environment);
+        // GET /_sandbox/config shows the sandbox's to any tool on this machine.
+        let configured = path != nil
         do {
-            sandbox = try await StandaloneSandbox.start(configuration: configuration, port: port)
+            try await StandaloneSandbox(configuration: configuration, port: port).run(stopOnSignals: true, started: { started in
+                Terminal.out("sandbox listening on \(started.baseURL.absoluteString)")
+                Terminal.out("twitter: OAuth 1.0a with the \(configured ? "configured" : "standard sandbox") credentials (GET /_sandbox/config)")
+                Terminal.out("baas: tenant \(started.baasTenant), app id \(started.baasApplicationID)")
+            })
         } catch {
             Terminal.err("herald: \(error)")
             return 1
         }
-        // Keys and tokens are not printed (they may be real ones from the environment);
-        // GET /_sandbox/config shows the sandbox's to any tool on this machine.
-        Terminal.out("sandbox listening on \(sandbox.baseURL.absoluteString)")
-        Terminal.out("twitter: OAuth 1.0a with the \(path == nil ? "standard sandbox" : "configured") credentials (GET /_sandbox/config)")
-        Terminal.out("baas: tenant \(sandbox.baasTenant), app id \(sandbox.baasApplicationID)")
-        let task = Task { await sandbox.run() }
-        stop.attach(task)
-        await task.value
         Terminal.out("sandbox stopped")
         return 0
     }
