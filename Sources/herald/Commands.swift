@@ -1,5 +1,6 @@
 import Foundation
 import HeraldRuntime
+import HeraldSync
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -192,7 +193,9 @@ enum Commands {
                 Terminal.err("herald: post failed: --media \(media): \(size) bytes; the limit is \(limit) bytes (15 MB)")
                 return 1
             }
-            guard let contents = FileManager.default.contents(atPath: media) else {
+            // Read on a thread of its own, not the cooperative pool.
+            let read = await BlockingIOThread(name: "herald.media-read").run { FileManager.default.contents(atPath: media) }
+            guard let contents = read else {
                 Terminal.err("herald: --media \(media): cannot be read")
                 return 2
             }

@@ -1,5 +1,6 @@
 import Foundation
 import HeraldServices
+import HeraldSync
 
 /// Where a ``PostScheduler`` sends an intent: a Twitter-style service or a BaaS bucket.
 public protocol PostService: Sendable {
@@ -40,6 +41,9 @@ public struct TwitterPostService: PostService {
         self.baseDirectory = baseDirectory
     }
 
+    /// Where media files are read: a thread of their own, so a slow disk delays no task.
+    private static let mediaIO = BlockingIOThread(name: "herald.media-io")
+
     public func post(_ intent: PostIntent, mayExist: Bool, progress: @escaping @Sendable (UploadProgress) -> Void) async throws -> String {
         guard case .status(let text, let media) = intent.content else {
             throw PostServiceError("service \"\(intent.service)\" posts statuses, not BaaS objects")
@@ -52,7 +56,8 @@ public struct TwitterPostService: PostService {
             }
             let data: Data
             do {
-                data = try Data(contentsOf: url)
+                // Up to the service's limit (15 MB) read on a thread of its own, not the pool.
+                data = try await Self.mediaIO.run { try Data(contentsOf: url) }
             } catch {
                 throw PostServiceError("media \(media) cannot be read: \((error as NSError).localizedDescription)")
             }
