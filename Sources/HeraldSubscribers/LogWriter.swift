@@ -1,5 +1,10 @@
 import Foundation
 import HeraldSync
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Where a log subscriber's lines go.
 ///
@@ -45,18 +50,20 @@ public final class FileHandleLogWriter: LogWriter {
 
     /// Appends to the file at `path`, creating it (mode 0600) and its directory when missing.
     ///
-    /// Called once, when the log subscriber is made (the daemon does so on a service's start).
+    /// Called once, when the log subscriber is made (the daemon does so on a service's start):
+    /// a `mkdir` and an `open(2)`, no write (Foundation's `createFile` would write a temporary
+    /// file and rename it, on the caller's thread).
     ///
     /// - Throws: when the file cannot be created or opened.
     public static func appending(toFile path: String) throws -> FileHandleLogWriter {
         let url = URL(fileURLWithPath: path)
         try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-        if !FileManager.default.fileExists(atPath: path) {
-            _ = FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600])
+        let descriptor = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path,
+                                                          NSLocalizedDescriptionKey: "\(path): \(String(cString: strerror(errno)))"])
         }
-        let handle = try FileHandle(forWritingTo: url)
-        try handle.seekToEnd()
-        return FileHandleLogWriter(handle: handle)
+        return FileHandleLogWriter(handle: FileHandle(fileDescriptor: descriptor, closeOnDealloc: true))
     }
 
     /// Writes the lines, each followed by a newline, in one `write(2)` on the writer's thread;
