@@ -195,6 +195,15 @@ struct BusState {
         }
     }
 
+    /// How many of the publishes shutdown waits for have not finished (0 before shutdown
+    /// begins): what stands between a draining bus and its mailboxes' finish.
+    var publishesShutdownAwaits: UInt64 {
+        let target = drainTarget.load(ordering: .sequentiallyConsistent)
+        guard target != .max else { return 0 }
+        let finished = finishedPublishes.load(ordering: .sequentiallyConsistent)
+        return target > finished ? target - finished : 0
+    }
+
     @usableFromInline func now() -> Date { configuration.clock() }
 
     @usableFromInline func eventID(_ sequence: UInt64) -> EventID { EventID(bus: id, sequence: sequence) }

@@ -56,6 +56,8 @@ extension EventBus {
             return ShutdownReport(drained: true, discarded: [], droppedByOverflow: 0)
         }
         let core = self.core
+        // Set before anything waits, so that the count is fixed from the moment the doors close.
+        core.drainTarget.store(accepted, ordering: .sequentiallyConsistent)
         let queued = records.compactMap { record in record.mailbox.map { (record, $0) } }
 
         // Detached, so a shutdown called from a cancelled task (a daemon stopping on SIGTERM)
