@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "HeraldSubscribers", targets: ["HeraldSubscribers"]),
         .library(name: "HeraldRuntime", targets: ["HeraldRuntime"]),
         .library(name: "HeraldLifecycle", targets: ["HeraldLifecycle"]),
+        .library(name: "HeraldNATS", targets: ["HeraldNATS"]),
     ],
     targets: [
         // The bus. Standard library, Synchronization and FoundationEssentials only,
@@ -30,6 +31,12 @@ let package = Package(
         // reverse on signals, a duration or a failure), graceful shutdown, UnixSignalsSequence.
         .target(name: "HeraldLifecycle", dependencies: ["HeraldSync"]),
         .testTarget(name: "HeraldLifecycleTests", dependencies: ["HeraldLifecycle", "HeraldTestSupport", "HeraldSync"]),
+
+        // A NATS client (core protocol, reconnect, request/reply) and the JetStream API it needs
+        // (streams, consumers, acked publishes, pull consumers, key-value buckets). Foundation,
+        // Dispatch, Glibc and the one lock only; the socket runs on a thread of its own.
+        .target(name: "HeraldNATS", dependencies: ["HeraldSync"]),
+        .testTarget(name: "HeraldNATSTests", dependencies: ["HeraldNATS", "HeraldTestSupport", "HeraldSync"]),
 
         // The command-line tool. It imports the runtime only (and the one lock): the runtime
         // offers what each command needs.
