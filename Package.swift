@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "HeraldSubscribers", targets: ["HeraldSubscribers"]),
         .library(name: "HeraldRuntime", targets: ["HeraldRuntime"]),
         .library(name: "HeraldLifecycle", targets: ["HeraldLifecycle"]),
+        .library(name: "HeraldNATS", targets: ["HeraldNATS"]),
     ],
     targets: [
         // The bus. Standard library, Synchronization and FoundationEssentials only,
@@ -31,6 +32,12 @@ let package = Package(
         .target(name: "HeraldLifecycle", dependencies: ["HeraldSync"]),
         .testTarget(name: "HeraldLifecycleTests", dependencies: ["HeraldLifecycle", "HeraldTestSupport", "HeraldSync"]),
 
+        // A NATS client (core protocol, reconnect, request/reply) and the JetStream API it needs
+        // (streams, consumers, acked publishes, pull consumers, key-value buckets). Foundation,
+        // Dispatch, Glibc and the one lock only; the socket runs on a thread of its own.
+        .target(name: "HeraldNATS", dependencies: ["HeraldSync"]),
+        .testTarget(name: "HeraldNATSTests", dependencies: ["HeraldNATS", "HeraldTestSupport", "HeraldSync"]),
+
         // The command-line tool. It imports the runtime only (and the one lock): the runtime
         // offers what each command needs.
         .executableTarget(name: "herald", dependencies: ["HeraldRuntime", "HeraldSync"]),
@@ -38,7 +45,7 @@ let package = Package(
         // Side-by-side benchmarks against Foundation and the standard library.
         .executableTarget(
             name: "herald-bench",
-            dependencies: ["Herald", "HeraldSubscribers", "HeraldSync"],
+            dependencies: ["Herald", "HeraldSubscribers", "HeraldSync", "HeraldNATS", "HeraldTestSupport"],
             path: "Benchmarks/herald-bench"
         ),
 

@@ -17,6 +17,16 @@ extension Duration {
         return overflowed ? (seconds < 0 ? .min : .max) : sum
     }
 
+    /// The whole nanoseconds in the duration, rounded toward zero; clamped to `Int64`'s range
+    /// (JetStream's JSON durations are nanoseconds).
+    public var wholeNanoseconds: Int64 {
+        let (seconds, attoseconds) = components
+        let (nanoseconds, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+        guard !overflow else { return seconds < 0 ? .min : .max }
+        let (sum, overflowed) = nanoseconds.addingReportingOverflow(attoseconds / 1_000_000_000)
+        return overflowed ? (seconds < 0 ? .min : .max) : sum
+    }
+
     /// The milliseconds in the duration rounded up, so that a wait of this many never ends
     /// before its time; 0 for a zero or negative duration, clamped to `Int64.max`.
     public var millisecondsRoundedUp: Int64 {

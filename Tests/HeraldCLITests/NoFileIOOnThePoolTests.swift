@@ -66,7 +66,8 @@ import Darwin
                 names[tid] = String(name)
                 continue
             }
-            guard let name = Self.calls.first(where: { call.hasPrefix($0 + "(") }), Self.touchesAFile(call, name) else { continue }
+            guard let name = Self.calls.first(where: { call.hasPrefix($0 + "(") }),
+                  Self.touchesAFile(call, name, under: directory.path) else { continue }
             if names[tid]?.hasPrefix("herald.") == true {
                 onIOThreads += 1
             } else {
@@ -81,12 +82,13 @@ import Darwin
         #expect(log.contains("loader.home.finished"))
     }
 
-    /// Whether a traced call writes, syncs, cuts or renames a file (not a pipe, socket or
-    /// eventfd: `-y` prints a descriptor's path, which for a file starts with `/`).
-    static func touchesAFile(_ call: String, _ name: String) -> Bool {
-        if name.hasPrefix("rename") { return true }
+    /// Whether a traced call writes, syncs, cuts or renames a file of the run, under `directory`
+    /// (not a pipe, socket or eventfd, nor a sanitizer runtime's own file: `-y` prints a
+    /// descriptor's path).
+    static func touchesAFile(_ call: String, _ name: String, under directory: String) -> Bool {
+        if name.hasPrefix("rename") { return call.contains("\"" + directory + "/") }
         guard let open = call.firstIndex(of: "<") else { return false }
-        return call[call.index(after: open)...].hasPrefix("/")
+        return call[call.index(after: open)...].hasPrefix(directory + "/")
     }
 
     /// The process strace started (its one child).
