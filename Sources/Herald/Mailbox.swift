@@ -122,7 +122,7 @@ final class Mailbox<Payload: Sendable>: MailboxControl {
             dropped += 1
             // Drops of the bus's own events are counted, not reported: reporting them could
             // feed itself.
-            guard !slot.takeUnretainedValue().isInternal else {
+            guard !slot._withUnsafeGuaranteedRef({ $0.isInternal }) else {
                 return .dropped(slot: slot, accepted: accepted, report: 0, total: dropped)
             }
             unreportedDrops += 1
