@@ -167,31 +167,34 @@ final class Mailbox<Payload: Sendable>: MailboxControl {
     /// Offers an event. With `.wait`, a full mailbox answers `.full` unless `mayExceed`, in which
     /// case the event goes in beyond the capacity (a synchronous publisher cannot wait).
     @inlinable func offer(_ item: Item, mayExceed: Bool) -> OfferOutcome {
-        var trimmed = ContiguousArray<Item>()
-        let (outcome, consumers) = state.withLock { s -> (OfferOutcome, [UnsafeContinuation<Void, Never>]) in
+        // Optionals, so the usual offer (nobody to wake, nothing trimmed) makes no array at all.
+        var trimmed: ContiguousArray<Item>?
+        let (outcome, consumers) = state.withLock { s -> (OfferOutcome, [UnsafeContinuation<Void, Never>]?) in
             guard s.phase != .closed, !s.consumerDone else {
                 s.discarded += 1
-                return (.closed, [])
+                return (.closed, nil)
             }
             var outcome = OfferOutcome.accepted
             if s.depth >= capacity {
                 switch overflow {
                 case .wait:
-                    if !mayExceed { return (.full, []) }
+                    if !mayExceed { return (.full, nil) }
                 case .dropNewest:
-                    return (s.recordDrop(of: item.slot, accepted: false), [])
+                    return (s.recordDrop(of: item.slot, accepted: false), nil)
                 case .dropOldest:
                     outcome = s.recordDrop(of: s.buffer[s.head].slot, accepted: true)
                     s.head += 1
-                    trimmed = s.trimHead(capacity: capacity)
+                    if s.head >= capacity { trimmed = s.trimHead(capacity: capacity) }
                 }
             }
             s.buffer.append(item)
             let depth = s.depth
             if depth > s.highWaterMark { s.highWaterMark = depth }
-            return (outcome, s.takeConsumers())
+            return (outcome, s.consumers.isEmpty ? nil : s.takeConsumers())
         }
-        for consumer in consumers { consumer.resume() }
+        if let consumers {
+            for consumer in consumers { consumer.resume() }
+        }
         _ = trimmed
         return outcome
     }
