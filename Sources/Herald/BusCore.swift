@@ -41,9 +41,18 @@ struct BusState {
     /// them when none was in flight.
     var retiredRoutes: [Route] = []
 
+    /// The topic's slot, made on first use. The lookup is inlined into every publish's claim;
+    /// making a slot is not.
+    @inline(__always)
     mutating func slot(for topic: Topic) -> Unmanaged<TopicSlot> {
         let index = Int(topic.index)
         if index < slotIndex.count, let slot = slotIndex[index] { return slot }
+        return makeSlot(for: topic)
+    }
+
+    @inline(never)
+    private mutating func makeSlot(for topic: Topic) -> Unmanaged<TopicSlot> {
+        let index = Int(topic.index)
         if index >= slotIndex.count {
             slotIndex.append(contentsOf: repeatElement(nil, count: index - slotIndex.count + 1))
         }
@@ -55,8 +64,14 @@ struct BusState {
 
     /// The route of events of `type` on `slot`'s topic, from the cache or rebuilt from the
     /// indexes. Unretained: the cache keeps it, and once dropped from there `retiredRoutes` does.
+    @inline(__always)
     mutating func route(_ slot: TopicSlot, eventType type: ObjectIdentifier) -> Unmanaged<Route> {
         if slot.primaryType == type, slot.primaryGeneration == generation { return .passUnretained(slot.primaryRoute) }
+        return rebuiltRoute(slot, eventType: type)
+    }
+
+    @inline(never)
+    private mutating func rebuiltRoute(_ slot: TopicSlot, eventType type: ObjectIdentifier) -> Unmanaged<Route> {
         let route = cachedRoute(slot, eventType: type)
         if slot.primaryType == nil || slot.primaryType == type {
             slot.primaryType = type
