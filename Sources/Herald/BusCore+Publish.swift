@@ -85,20 +85,7 @@ extension BusCore {
     func claim(_ topic: Topic, eventType type: ObjectIdentifier, isInternal: Bool) throws(EventBusError) -> Claim {
         guard topic.isValid else { throw invalidTopic(topic) }
         return try state.withLock { s throws(EventBusError) in
-            guard s.phase == .running || (isInternal && s.phase == .draining) else {
-                throw .shutDown("publishing on \(topic)")
-            }
-            s.sequence &+= 1
-            let counted = s.phase == .running
-            if counted { s.accepted &+= 1 }
-            let unmanagedSlot = s.slot(for: topic)
-            let route = unmanagedSlot._withUnsafeGuaranteedRef { slot in
-                slot.published &+= 1
-                return s.route(slot, eventType: type)
-            }
-            if !s.retiredRoutes.isEmpty { retiredRoutesPending.store(true, ordering: .sequentiallyConsistent) }
-            return Claim(sequence: s.sequence, slot: unmanagedSlot, route: counted ? route : route.retain(),
-                         timestamp: nil, counted: counted)
+            try claimLocked(&s, topic, eventType: type, isInternal: isInternal, timestamp: nil)
         }
     }
 
@@ -113,25 +100,35 @@ extension BusCore {
         var replaced: RetainedEvent?
         defer { _ = replaced }
         return try state.withLock { s throws(EventBusError) in
-            guard s.phase == .running || (isInternal && s.phase == .draining) else {
-                throw .shutDown("publishing on \(topic)")
-            }
-            s.sequence &+= 1
-            let counted = s.phase == .running
-            if counted { s.accepted &+= 1 }
-            let unmanagedSlot = s.slot(for: topic)
-            let slot = unmanagedSlot.takeUnretainedValue()
-            slot.published &+= 1
-            let made = makeHeader(topic: topic, sender: sender, sequence: s.sequence,
+            let claim = try claimLocked(&s, topic, eventType: type, isInternal: isInternal, timestamp: stamp)
+            let made = makeHeader(topic: topic, sender: sender, sequence: claim.sequence,
                                   correlation: correlation, timestamp: stamp)
             let expires = retention.timeToLive.map { stamp.addingTimeInterval($0.timeInterval) }
             replaced = s.retained.updateValue(
                 RetainedEvent(envelope: retained(made), eventType: type, expires: expires), forKey: topic.index)
-            let route = s.route(slot, eventType: type)
-            if !s.retiredRoutes.isEmpty { retiredRoutesPending.store(true, ordering: .sequentiallyConsistent) }
-            return Claim(sequence: s.sequence, slot: unmanagedSlot, route: counted ? route : route.retain(),
-                         timestamp: stamp, counted: counted)
+            return claim
         }
+    }
+
+    /// The locked part of every claim: refuses a publish once the bus drains (but for the bus's
+    /// own reports), numbers the event, counts it on its topic and finds its route.
+    @inline(__always)
+    func claimLocked(_ s: inout BusState, _ topic: Topic, eventType type: ObjectIdentifier, isInternal: Bool,
+                     timestamp: Date?) throws(EventBusError) -> Claim {
+        guard s.phase == .running || (isInternal && s.phase == .draining) else {
+            throw .shutDown("publishing on \(topic)")
+        }
+        s.sequence &+= 1
+        let counted = s.phase == .running
+        if counted { s.accepted &+= 1 }
+        let unmanagedSlot = s.slot(for: topic)
+        let route = unmanagedSlot._withUnsafeGuaranteedRef { slot in
+            slot.published &+= 1
+            return s.route(slot, eventType: type)
+        }
+        if !s.retiredRoutes.isEmpty { retiredRoutesPending.store(true, ordering: .sequentiallyConsistent) }
+        return Claim(sequence: s.sequence, slot: unmanagedSlot, route: counted ? route : route.retain(),
+                     timestamp: timestamp, counted: counted)
     }
 
     func invalidTopic(_ topic: Topic) -> EventBusError {
