@@ -45,7 +45,8 @@ struct HeraldBench {
 
           --quick           short runs (for CI: checks the workloads still run, numbers are rough)
           --json            print a JSON array of {name, herald, baseline, ratio}
-          --filter PREFIX    run only workloads whose name starts with TEXT
+          --filter PREFIX   run only workloads whose name starts with PREFIX (only the one
+                            named PREFIX, when there is one)
           --side SIDE       run only 'herald' or only 'baseline' (for profiling)
           --help            this text
 
@@ -77,9 +78,9 @@ struct HeraldBench {
         }
         let scale = quick ? 1 : 20
         let rounds = quick ? 1 : 3
-        var workloads = [
+        let all = [
             Workload(name: "sync.fanout1", herald: "inline, 1 subscriber", baseline: "NotificationCenter.post, 1 observer",
-                     target: 10, events: 50_000 * scale,
+                     target: 15, events: 50_000 * scale,
                      runHerald: { try Workloads.heraldSyncFanout($0, subscribers: 1, others: 0) },
                      runBaseline: { Workloads.notificationCenterFanout($0, observers: 1, others: 0) }),
             Workload(name: "sync.fanout10", herald: "inline, 10 subscribers + 1,000 elsewhere",
@@ -95,7 +96,7 @@ struct HeraldBench {
                      runHerald: { try await Workloads.heraldQueuedFanout($0, subscribers: 10) },
                      runBaseline: { try await Workloads.asyncStreamFanout($0, consumers: 10) }),
             Workload(name: "async.message", herald: "queued, 1 subscriber", baseline: "NotificationCenter.AsyncMessage",
-                     target: 100, events: 10_000 * scale,
+                     target: 50, events: 10_000 * scale,
                      runHerald: { try await Workloads.heraldQueuedFanout($0, subscribers: 1) },
                      runBaseline: { try await Workloads.asyncMessage($0) }, baselineDivisor: 10),
             Workload(name: "route.wildcard", herald: "1,000 non-matching patterns + 1", baseline: "Herald, the 1 alone",
@@ -130,7 +131,11 @@ struct HeraldBench {
                      baseline: "core subscriber + a reply per message", target: 0.5, events: 10_000 * scale / 4,
                      runHerald: { try await NATSWorkloads.jetStreamConsume($0) },
                      runBaseline: { try await NATSWorkloads.coreConsume($0) }),
-        ].filter { filter == nil || $0.name.hasPrefix(filter!) }
+        ]
+        // A filter naming a workload exactly runs that one alone (`sync.fanout1`, not also
+        // `sync.fanout10`), for profiling one workload.
+        let exact = all.filter { $0.name == filter }
+        var workloads = exact.isEmpty ? all.filter { filter == nil || $0.name.hasPrefix(filter!) } : exact
         var notes: [String] = []
         if workloads.contains(where: { $0.name.hasPrefix("nats.") }) {
             do {

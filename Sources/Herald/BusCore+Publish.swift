@@ -15,48 +15,60 @@ import Synchronization
 struct Claim: Sendable {
     @usableFromInline let sequence: UInt64
     @usableFromInline let slot: Unmanaged<TopicSlot>
-    @usableFromInline let route: Route
-    @usableFromInline let header: EnvelopeHeader?
+    /// Unretained for a counted publish: the slot's cache, or the bus's retired routes, keep it
+    /// while any counted publish is in flight (see `BusState.retiredRoutes`), which saves two
+    /// atomic reference-count operations per publish. Retained (+1) for an uncounted one, which
+    /// releases it when done.
+    @usableFromInline let route: Unmanaged<Route>
+    /// The timestamp of a retained event's envelope, so that every delivered envelope of the
+    /// event carries the same one; nil otherwise (made on first use).
+    @usableFromInline let timestamp: Date?
     /// Accepted while the bus was running, so shutdown waits for it to finish. The bus's own
     /// reports posted while it drains are not: they must not stand in for an accepted publish.
     @usableFromInline let counted: Bool
 }
 
-/// One event on its way to its subscribers.
+/// One event on its way to its subscribers: everything but the event itself, which travels
+/// beside it. Not generic, so the publish path copies and destroys it with concrete code (a
+/// generic aggregate was destroyed through its value witnesses, on every publish).
 @usableFromInline
-struct Publication<E: Event>: Sendable {
-    @usableFromInline let event: E
+struct Publication: Sendable {
     @usableFromInline let topic: Topic
     @usableFromInline let sender: Sender?
     @usableFromInline let sequence: UInt64
     @usableFromInline let correlation: EventID?
     @usableFromInline let slot: Unmanaged<TopicSlot>
     @usableFromInline let counted: Bool
-    /// Made on first use: subscribers that take the bare value need no timestamp.
-    @usableFromInline var header: EnvelopeHeader?
+    /// Made on first use: subscribers that take the bare value need no timestamp. The rest of
+    /// the envelope's header is already here, so only the timestamp is kept.
+    @usableFromInline var timestamp: Date?
 
     @inlinable
-    init(event: E, topic: Topic, sender: Sender?, correlation: EventID?, claim: Claim) {
-        self.event = event
+    init(topic: Topic, sender: Sender?, correlation: EventID?, claim: Claim) {
         self.topic = topic
         self.sender = sender
         self.sequence = claim.sequence
         self.correlation = correlation
         self.slot = claim.slot
-        self.header = claim.header
+        self.timestamp = claim.timestamp
         self.counted = claim.counted
     }
 
     @inlinable
     mutating func envelopeHeader(_ core: BusCore) -> EnvelopeHeader {
-        if let header { return header }
-        let made = core.makeHeader(topic: topic, sender: sender, sequence: sequence, correlation: correlation)
-        header = made
-        return made
+        let stamp: Date
+        if let timestamp {
+            stamp = timestamp
+        } else {
+            stamp = core.now()
+            timestamp = stamp
+        }
+        return core.makeHeader(topic: topic, sender: sender, sequence: sequence, correlation: correlation,
+                               timestamp: stamp)
     }
 
     @inlinable
-    var item: MailboxItem<E> { MailboxItem(payload: event, slot: slot, sequence: sequence) }
+    func item<E: Event>(_ event: E) -> MailboxItem<E> { MailboxItem(payload: event, slot: slot, sequence: sequence) }
 }
 
 extension BusCore {
@@ -68,50 +80,74 @@ extension BusCore {
                               timestamp: timestamp ?? now())
     }
 
-    /// Numbers the event and finds its route, under the lock; stores it when retained.
+    /// Numbers the event and finds its route, under the lock (an event that is not retained).
     @usableFromInline
-    func claim(_ topic: Topic, eventType type: ObjectIdentifier, sender: Sender?, correlation: EventID?,
-               isInternal: Bool, retention: Retention,
-               retained: ((EnvelopeHeader) -> Envelope<any Event>)?) throws(EventBusError) -> Claim {
-        guard topic.isValid else {
-            throw topic.validationError() ?? .invalidTopic(topic.name, reason: "invalid")
+    func claim(_ topic: Topic, eventType type: ObjectIdentifier, isInternal: Bool) throws(EventBusError) -> Claim {
+        guard topic.isValid else { throw invalidTopic(topic) }
+        return try state.withLock { s throws(EventBusError) in
+            try claimLocked(&s, topic, eventType: type, isInternal: isInternal, timestamp: nil)
         }
-        let stamp = retained == nil ? nil : now()
+    }
+
+    /// The same for a retained event: stores its envelope as the topic's retained event.
+    @usableFromInline
+    func claimRetained(_ topic: Topic, eventType type: ObjectIdentifier, sender: Sender?, correlation: EventID?,
+                       isInternal: Bool, retention: Retention,
+                       retained: (EnvelopeHeader) -> Envelope<any Event>) throws(EventBusError) -> Claim {
+        guard topic.isValid else { throw invalidTopic(topic) }
+        let stamp = now()
         // A replaced retained event is released after the lock: its deinit may use the bus.
         var replaced: RetainedEvent?
         defer { _ = replaced }
         return try state.withLock { s throws(EventBusError) in
-            guard s.phase == .running || (isInternal && s.phase == .draining) else {
-                throw .shutDown("publishing on \(topic)")
-            }
-            s.sequence &+= 1
-            let counted = s.phase == .running
-            if counted { s.accepted &+= 1 }
-            let unmanagedSlot = s.slot(for: topic)
-            let slot = unmanagedSlot.takeUnretainedValue()
-            slot.published &+= 1
-            var header: EnvelopeHeader?
-            if let retained, let stamp {
-                let made = makeHeader(topic: topic, sender: sender, sequence: s.sequence,
-                                      correlation: correlation, timestamp: stamp)
-                header = made
-                let expires = retention.timeToLive.map { stamp.addingTimeInterval($0.timeInterval) }
-                replaced = s.retained.updateValue(
-                    RetainedEvent(envelope: retained(made), eventType: type, expires: expires), forKey: topic.index)
-            }
-            return Claim(sequence: s.sequence, slot: unmanagedSlot,
-                         route: s.route(slot, eventType: type), header: header, counted: counted)
+            let claim = try claimLocked(&s, topic, eventType: type, isInternal: isInternal, timestamp: stamp)
+            let made = makeHeader(topic: topic, sender: sender, sequence: claim.sequence,
+                                  correlation: correlation, timestamp: stamp)
+            let expires = retention.timeToLive.map { stamp.addingTimeInterval($0.timeInterval) }
+            replaced = s.retained.updateValue(
+                RetainedEvent(envelope: retained(made), eventType: type, expires: expires), forKey: topic.index)
+            return claim
         }
+    }
+
+    /// The locked part of every claim: refuses a publish once the bus drains (but for the bus's
+    /// own reports), numbers the event, counts it on its topic and finds its route.
+    @inline(__always)
+    func claimLocked(_ s: inout BusState, _ topic: Topic, eventType type: ObjectIdentifier, isInternal: Bool,
+                     timestamp: Date?) throws(EventBusError) -> Claim {
+        guard s.phase == .running || (isInternal && s.phase == .draining) else {
+            throw .shutDown("publishing on \(topic)")
+        }
+        s.sequence &+= 1
+        let counted = s.phase == .running
+        if counted { s.accepted &+= 1 }
+        let unmanagedSlot = s.slot(for: topic)
+        let route = unmanagedSlot._withUnsafeGuaranteedRef { slot in
+            slot.published &+= 1
+            return s.route(slot, eventType: type)
+        }
+        if !s.retiredRoutes.isEmpty { retiredRoutesPending.store(true, ordering: .sequentiallyConsistent) }
+        return Claim(sequence: s.sequence, slot: unmanagedSlot, route: counted ? route : route.retain(),
+                     timestamp: timestamp, counted: counted)
+    }
+
+    func invalidTopic(_ topic: Topic) -> EventBusError {
+        topic.validationError() ?? .invalidTopic(topic.name, reason: "invalid")
     }
 
     @inlinable
     func claim<E: Event>(_ event: E, sender: Sender?, correlation: EventID?, retention: Retention,
-                         isInternal: Bool) throws(EventBusError) -> (Publication<E>, Route) {
+                         isInternal: Bool) throws(EventBusError) -> (Publication, Unmanaged<Route>) {
         let topic = event.topic
-        let claim = try claim(topic, eventType: ObjectIdentifier(E.self), sender: sender, correlation: correlation,
-                              isInternal: isInternal, retention: retention,
-                              retained: retention.enabled ? { Envelope($0, event: event as any Event) } : nil)
-        return (Publication(event: event, topic: topic, sender: sender, correlation: correlation, claim: claim),
+        let claim: Claim
+        if retention.enabled {
+            claim = try claimRetained(topic, eventType: ObjectIdentifier(E.self), sender: sender,
+                                      correlation: correlation, isInternal: isInternal, retention: retention,
+                                      retained: { Envelope($0, event: event as any Event) })
+        } else {
+            claim = try self.claim(topic, eventType: ObjectIdentifier(E.self), isInternal: isInternal)
+        }
+        return (Publication(topic: topic, sender: sender, correlation: correlation, claim: claim),
                 claim.route)
     }
 
@@ -120,62 +156,97 @@ extension BusCore {
     @inlinable
     func post<E: Event>(_ event: E, sender: Sender?, correlation: EventID?, retention: Retention,
                         isInternal: Bool) throws(EventBusError) -> UInt64 {
-        var (publication, route) = try claim(event, sender: sender, correlation: correlation,
-                                             retention: retention, isInternal: isInternal)
-        defer { if publication.counted { publishFinished() } }
+        var (publication, claimedRoute) = try claim(event, sender: sender, correlation: correlation,
+                                                    retention: retention, isInternal: isInternal)
+        defer { finish(publication, claimedRoute) }
+        let route = claimedRoute
         let sequence = publication.sequence
-        if route.subscribers.isEmpty {
-            if configuration.deadLetters { deadLetter(&publication) }
+        if route._withUnsafeGuaranteedRef({ $0.subscribers.isEmpty }) {
+            if configuration.deadLetters { deadLetter(event, &publication) }
             return sequence
         }
         // A publish from inside a handler joins the frame of the delivery that is running, so
         // it reaches every subscriber after the event being delivered.
         if openFrames.load(ordering: .relaxed) > 0, let frame = currentFrame() {
             let deferred = publication
-            let deferredRoute = route
-            if frame.defer({ var publication = deferred; _ = self.deliver(&publication, route: deferredRoute, from: 0, mayExceed: true) }) {
+            // Retained by the closure, which may run after this publish has finished.
+            let deferredRoute = route.takeUnretainedValue()
+            if frame.defer({
+                var publication = deferred
+                withExtendedLifetime(deferredRoute) {
+                    _ = self.deliver(event, &publication, route: .passUnretained(deferredRoute), from: 0,
+                                     mayExceed: true)
+                }
+            }) {
                 return sequence
             }
         }
-        if route.needsFrame {
-            _ = inFrame { deliver(&publication, route: route, from: 0, mayExceed: true) }
+        if route._withUnsafeGuaranteedRef({ $0.needsFrame }) {
+            _ = inFrame { deliver(event, &publication, route: route, from: 0, mayExceed: true) }
         } else {
-            _ = deliver(&publication, route: route, from: 0, mayExceed: true)
+            _ = deliver(event, &publication, route: route, from: 0, mayExceed: true)
         }
         return sequence
     }
 
     /// Asynchronous publish: like ``post``, but waits for room in full `.wait` mailboxes.
-    @inlinable
+    ///
+    /// Always inlined into the caller: called, an async function makes its caller switch back
+    /// to its executor when it returns (`swift_task_switch`, which looks up the task's executor
+    /// preference), a tenth of a queued publish's time; inlined, a publish that never suspends
+    /// switches nothing.
+    @inlinable @inline(__always)
     func publish<E: Event>(_ event: E, sender: Sender?, correlation: EventID?, retention: Retention)
         async throws(EventBusError) -> UInt64
     {
-        var (publication, route) = try claim(event, sender: sender, correlation: correlation,
-                                             retention: retention, isInternal: false)
-        defer { if publication.counted { publishFinished() } }
+        var (publication, claimedRoute) = try claim(event, sender: sender, correlation: correlation,
+                                                    retention: retention, isInternal: false)
+        defer { finish(publication, claimedRoute) }
+        let route = claimedRoute
         let sequence = publication.sequence
-        if route.subscribers.isEmpty {
-            if configuration.deadLetters { deadLetter(&publication) }
+        if route._withUnsafeGuaranteedRef({ $0.subscribers.isEmpty }) {
+            if configuration.deadLetters { deadLetter(event, &publication) }
             return sequence
         }
-        if route.needsFrame {
+        if route._withUnsafeGuaranteedRef({ $0.needsFrame }) {
             // One frame for the whole publish, across its waits: what handlers publish meanwhile
             // is delivered after this event has reached every subscriber.
-            await inFrame { await deliverWaiting(&publication, route: route) }
-        } else {
-            await deliverWaiting(&publication, route: route)
+            await inFrame {
+                if let blocked = deliver(event, &publication, route: route, from: 0, mayExceed: false) {
+                    await deliverWaiting(event, &publication, route: route, from: blocked)
+                }
+            }
+        } else if let blocked = deliver(event, &publication, route: route, from: 0, mayExceed: false) {
+            // Only a full mailbox makes the publish suspend; until then it is the synchronous
+            // path, with no executor switch and no cancellation check per event.
+            await deliverWaiting(event, &publication, route: route, from: blocked)
         }
         return sequence
     }
 
-    /// Delivers to every subscriber, waiting for room in full `.wait` mailboxes.
+    /// Ends a publish: counts it as finished, or releases the route an uncounted one retained.
     @inlinable
-    func deliverWaiting<E: Event>(_ publication: inout Publication<E>, route: Route) async {
-        var next = 0
-        while let blocked = deliver(&publication, route: route, from: next, mayExceed: Task.isCancelled),
-            let mailbox = route.subscribers[blocked].mailbox
-        {
-            await mailbox.waitForSpace()
+    func finish(_ publication: Publication, _ route: Unmanaged<Route>) {
+        if publication.counted { publishFinished() } else { route.release() }
+    }
+
+    /// Delivers to `route.subscribers[blocked...]`, waiting for room in full `.wait` mailboxes.
+    /// A cancelled task waits no more: the event goes into the full mailbox.
+    @inlinable
+    func deliverWaiting<E: Event>(_ event: E, _ publication: inout Publication, route: Unmanaged<Route>,
+                                  from blocked: Int) async {
+        var next = blocked
+        while true {
+            if Task.isCancelled {
+                _ = deliver(event, &publication, route: route, from: next, mayExceed: true)
+                return
+            }
+            if let mailbox = route._withUnsafeGuaranteedRef({ $0.subscribers[next].mailbox }) {
+                await mailbox.waitForSpace()
+            }
+            guard let blocked = deliver(event, &publication, route: route, from: next, mayExceed: Task.isCancelled) else {
+                return
+            }
             next = blocked
         }
     }
@@ -214,23 +285,31 @@ extension BusCore {
     /// Delivers to `route.subscribers[start...]` in order. Returns the index of a subscriber
     /// whose `.wait` mailbox was full (only when `mayExceed` is false), or nil when done.
     @inlinable
-    func deliver<E: Event>(_ p: inout Publication<E>, route: Route, from start: Int, mayExceed: Bool) -> Int? {
+    func deliver<E: Event>(_ event: E, _ p: inout Publication, route: Unmanaged<Route>, from start: Int,
+                           mayExceed: Bool) -> Int? {
+        route._withUnsafeGuaranteedRef { route in deliver(event, &p, route: route, from: start, mayExceed: mayExceed) }
+    }
+
+    /// The same, with the route in hand.
+    @inlinable
+    func deliver<E: Event>(_ event: E, _ p: inout Publication, route: Route, from start: Int, mayExceed: Bool) -> Int? {
         var delivered = 0
-        var drops: [(SubscriberRecord, Int, Int)] = []
+        // Optional, so a publish without drops does not even touch an empty array.
+        var drops: [(SubscriberRecord, Int, Int)]?
         var blocked: Int?
         route.entries.withUnsafeBufferPointer { entries in
             var index = start
             while index < entries.count {
                 let entry = entries[index]
                 index += 1
-                if let wanted = entry.sender, wanted != p.sender { continue }
                 entry.withRecord { record in
                     guard record.isActive else { return }
+                    if entry.filtersSender, record.sender != p.sender { return }
                     let outcome: OfferOutcome
                     switch entry.kind {
                     case .inlineValue:
                         do {
-                            try entry.withObject(as: InlineHandler<E>.self) { try $0.body(p.event) }
+                            try entry.withObject(as: InlineHandler<E>.self) { try $0.body(event) }
                             record.delivered.wrappingAdd(1, ordering: .relaxed)
                             delivered += 1
                         } catch {
@@ -239,7 +318,7 @@ extension BusCore {
                         return
                     case .inlineEnvelope:
                         do {
-                            let envelope = Envelope(p.envelopeHeader(self), event: p.event)
+                            let envelope = Envelope(p.envelopeHeader(self), event: event)
                             try entry.withObject(as: InlineHandler<Envelope<E>>.self) { try $0.body(envelope) }
                             record.delivered.wrappingAdd(1, ordering: .relaxed)
                             delivered += 1
@@ -249,7 +328,7 @@ extension BusCore {
                         return
                     case .inlineAny:
                         do {
-                            let envelope = Envelope(p.envelopeHeader(self), event: p.event as any Event)
+                            let envelope = Envelope(p.envelopeHeader(self), event: event as any Event)
                             try entry.withObject(as: InlineHandler<Envelope<any Event>>.self) { try $0.body(envelope) }
                             record.delivered.wrappingAdd(1, ordering: .relaxed)
                             delivered += 1
@@ -258,14 +337,14 @@ extension BusCore {
                         }
                         return
                     case .queuedValue:
-                        let item = p.item
+                        let item = p.item(event)
                         outcome = entry.withObject(as: Mailbox<E>.self) { $0.offer(item, mayExceed: mayExceed) }
                     case .queuedEnvelope:
-                        let item = MailboxItem(payload: Envelope(p.envelopeHeader(self), event: p.event),
+                        let item = MailboxItem(payload: Envelope(p.envelopeHeader(self), event: event),
                                                slot: p.slot, sequence: p.sequence)
                         outcome = entry.withObject(as: Mailbox<Envelope<E>>.self) { $0.offer(item, mayExceed: mayExceed) }
                     case .queuedAny:
-                        let item = MailboxItem(payload: Envelope(p.envelopeHeader(self), event: p.event as any Event),
+                        let item = MailboxItem(payload: Envelope(p.envelopeHeader(self), event: event as any Event),
                                                slot: p.slot, sequence: p.sequence)
                         outcome = entry.withObject(as: Mailbox<Envelope<any Event>>.self) {
                             $0.offer(item, mayExceed: mayExceed)
@@ -279,25 +358,25 @@ extension BusCore {
                         blocked = index - 1
                         index = entries.count
                     case .dropped(let slot, _, let report, let total):
-                        slot.takeUnretainedValue().dropped.wrappingAdd(1, ordering: .relaxed)
-                        if report > 0 { drops.append((record, report, total)) }
+                        slot._withUnsafeGuaranteedRef { _ = $0.dropped.wrappingAdd(1, ordering: .relaxed) }
+                        if report > 0 { drops = (drops ?? []) + [(record, report, total)] }
                     }
                 }
             }
         }
-        if delivered > 0 { p.slot.takeUnretainedValue().delivered.wrappingAdd(delivered, ordering: .relaxed) }
-        for (record, count, total) in drops {
-            reportDrops(record, count: count, total: total)
+        if delivered > 0 { p.slot._withUnsafeGuaranteedRef { _ = $0.delivered.wrappingAdd(delivered, ordering: .relaxed) } }
+        if let drops {
+            for (record, count, total) in drops { reportDrops(record, count: count, total: total) }
         }
         return blocked
     }
 
     /// Publishes `bus.deadletter` for an event nobody subscribed to.
     @usableFromInline
-    func deadLetter<E: Event>(_ p: inout Publication<E>) {
+    func deadLetter<E: Event>(_ event: E, _ p: inout Publication) {
         guard E.self != DeadLetter.self else { return }
         let header = p.envelopeHeader(self)
-        let json = (try? JSONEncoder().encode(p.event)).flatMap { String(data: $0, encoding: .utf8) } ?? ""
+        let json = (try? JSONEncoder().encode(event)).flatMap { String(data: $0, encoding: .utf8) } ?? ""
         let letter = DeadLetter(eventTopic: p.topic, eventID: header.id, sender: p.sender,
                                 eventType: String(reflecting: E.self), json: json)
         _ = try? post(letter, sender: nil, correlation: header.correlationID, retention: .none, isInternal: true)

@@ -220,7 +220,7 @@ struct DeliveryRun {
 
     @inlinable mutating func flush() {
         if let slot, length > 0 {
-            slot.takeUnretainedValue().delivered.wrappingAdd(length, ordering: .relaxed)
+            slot._withUnsafeGuaranteedRef { _ = $0.delivered.wrappingAdd(length, ordering: .relaxed) }
         }
         length = 0
     }

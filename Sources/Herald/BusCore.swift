@@ -35,10 +35,24 @@ struct BusState {
     /// counting on the publish path.
     var slotIndex = ContiguousArray<Unmanaged<TopicSlot>?>()
     var retained: [Int32: RetainedEvent] = [:]
+    /// Routes dropped from the caches while a counted publish may still be walking one (counted
+    /// publishes hold their route unretained). Released, after the lock, once no counted
+    /// publish is in flight: by the publish that finishes last, or by the cancel that retired
+    /// them when none was in flight.
+    var retiredRoutes: [Route] = []
 
+    /// The topic's slot, made on first use. The lookup is inlined into every publish's claim;
+    /// making a slot is not.
+    @inline(__always)
     mutating func slot(for topic: Topic) -> Unmanaged<TopicSlot> {
         let index = Int(topic.index)
         if index < slotIndex.count, let slot = slotIndex[index] { return slot }
+        return makeSlot(for: topic)
+    }
+
+    @inline(never)
+    private mutating func makeSlot(for topic: Topic) -> Unmanaged<TopicSlot> {
+        let index = Int(topic.index)
         if index >= slotIndex.count {
             slotIndex.append(contentsOf: repeatElement(nil, count: index - slotIndex.count + 1))
         }
@@ -48,21 +62,29 @@ struct BusState {
         return Unmanaged.passUnretained(slot)
     }
 
-    /// The route of events of `type` on `slot`'s topic, from the cache or rebuilt from the indexes.
-    mutating func route(_ slot: TopicSlot, eventType type: ObjectIdentifier) -> Route {
-        if slot.primaryType == type, slot.primaryGeneration == generation { return slot.primaryRoute }
+    /// The route of events of `type` on `slot`'s topic, from the cache or rebuilt from the
+    /// indexes. Unretained: the cache keeps it, and once dropped from there `retiredRoutes` does.
+    @inline(__always)
+    mutating func route(_ slot: TopicSlot, eventType type: ObjectIdentifier) -> Unmanaged<Route> {
+        if slot.primaryType == type, slot.primaryGeneration == generation { return .passUnretained(slot.primaryRoute) }
+        return rebuiltRoute(slot, eventType: type)
+    }
+
+    @inline(never)
+    private mutating func rebuiltRoute(_ slot: TopicSlot, eventType type: ObjectIdentifier) -> Unmanaged<Route> {
         let route = cachedRoute(slot, eventType: type)
         if slot.primaryType == nil || slot.primaryType == type {
             slot.primaryType = type
             slot.primaryGeneration = generation
             slot.primaryRoute = route
         }
-        return route
+        return .passUnretained(route)
     }
 
     private mutating func cachedRoute(_ slot: TopicSlot, eventType type: ObjectIdentifier) -> Route {
         for (offset, cached) in slot.routes.enumerated() where cached.eventType == type {
             if cached.generation == generation { return cached.route }
+            retiredRoutes.append(cached.route)
             let route = buildRoute(slot, eventType: type)
             slot.routes[offset] = .init(eventType: type, generation: generation, route: route)
             return route
@@ -104,6 +126,8 @@ struct BusState {
         // Cached routes would keep the record, and what its handler captures, alive until the
         // topic is next published; forget them now.
         for slot in slots where slot.primaryType != nil {
+            // The primary route is one of `routes`.
+            retiredRoutes.append(contentsOf: slot.routes.lazy.map(\.route))
             slot.routes.removeAll()
             slot.primaryType = nil
             slot.primaryRoute = .empty
@@ -154,6 +178,8 @@ struct BusState {
     let drainWaiter = SyncLock<UnsafeContinuation<Void, Never>?>(nil)
     /// The sequence number before the first event: the count of publishes starts from it.
     let sequenceBase: UInt64
+    /// Set while `BusState.retiredRoutes` may hold routes, so that a finishing publish looks.
+    @usableFromInline let retiredRoutesPending = Atomic<Bool>(false)
 
     init(configuration: EventBus.Configuration) {
         self.configuration = configuration
@@ -169,6 +195,23 @@ struct BusState {
         // Sequentially consistent with `waitForAcceptedPublishes`: either this load sees the
         // target, or that function's load of `finishedPublishes` sees this publish.
         if finished >= drainTarget.load(ordering: .sequentiallyConsistent) { resumeDrainWaiter() }
+        // Sequentially consistent with the store in `cancel`: either this load sees it, or that
+        // cancel's check sees this publish finished.
+        if retiredRoutesPending.load(ordering: .sequentiallyConsistent) { releaseRetiredRoutes() }
+    }
+
+    /// Releases the retired routes if no counted publish is in flight (accepted ones have all
+    /// finished, and none can start while the lock is held).
+    func releaseRetiredRoutes() {
+        let released = state.withLock { s -> [Route] in
+            guard finishedPublishes.load(ordering: .sequentiallyConsistent) == s.accepted else { return [] }
+            retiredRoutesPending.store(false, ordering: .sequentiallyConsistent)
+            defer { s.retiredRoutes = [] }
+            return s.retiredRoutes
+        }
+        // After the lock: a route may hold the last reference to a cancelled subscription, whose
+        // handler may capture something whose deinit uses the bus.
+        _ = released
     }
 
     func resumeDrainWaiter() {
@@ -210,7 +253,12 @@ struct BusState {
 
     /// Ends a subscription: no handler call starts after this returns; waiting events are discarded.
     func cancel(id: UInt64) {
-        let record = state.withLock { $0.unregister(id: id) }
+        let record = state.withLock { s -> SubscriberRecord? in
+            let record = s.unregister(id: id)
+            if !s.retiredRoutes.isEmpty { retiredRoutesPending.store(true, ordering: .sequentiallyConsistent) }
+            return record
+        }
+        releaseRetiredRoutes()
         guard let record else { return }
         record.active.store(false, ordering: .relaxed)
         record.mailbox?.close()

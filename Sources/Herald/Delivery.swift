@@ -46,10 +46,17 @@ public struct Retention: Sendable, Hashable {
     @usableFromInline let timeToLive: Duration?
     @usableFromInline let enabled: Bool
 
+    @inlinable init(timeToLive: Duration?, enabled: Bool) {
+        self.timeToLive = timeToLive
+        self.enabled = enabled
+    }
+
+    // Computed rather than stored statics: `none` is every publish's default argument, and a
+    // stored one costs a lazy-initialisation check each time.
     /// Not kept (the default).
-    public static let none = Retention(timeToLive: nil, enabled: false)
+    @inlinable public static var none: Retention { Retention(timeToLive: nil, enabled: false) }
     /// Kept until another retained event on the topic replaces it, or it is cleared.
-    public static let untilReplaced = Retention(timeToLive: nil, enabled: true)
+    @inlinable public static var untilReplaced: Retention { Retention(timeToLive: nil, enabled: true) }
     /// Kept for `duration` by the bus's clock, then forgotten.
     public static func `for`(_ duration: Duration) -> Retention {
         Retention(timeToLive: duration, enabled: true)

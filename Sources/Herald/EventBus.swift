@@ -90,7 +90,7 @@ public final class EventBus: Sendable {
     ///
     /// If the task is cancelled while waiting, the event is put in the full mailbox anyway, so
     /// nothing is lost, and `publish` returns.
-    @inlinable @discardableResult
+    @inlinable @inline(__always) @discardableResult
     public func publish<E: Event>(_ event: E, from sender: Sender? = nil, correlation: EventID? = nil,
                                   retain: Retention = .none) async throws(EventBusError) -> EventID {
         let sequence = try await core.publish(event, sender: sender, correlation: correlation, retention: retain)

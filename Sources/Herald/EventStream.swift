@@ -46,7 +46,7 @@ public struct EventStream<Element: Sendable>: AsyncSequence, Sendable {
                 if let (item, drops, total) = taken, subscription.isActive {
                     subscription.core.reportDrops(subscription.record, count: drops, total: total)
                     subscription.record.delivered.wrappingAdd(1, ordering: .relaxed)
-                    item.slot.takeUnretainedValue().delivered.wrappingAdd(1, ordering: .relaxed)
+                    item.slot._withUnsafeGuaranteedRef { _ = $0.delivered.wrappingAdd(1, ordering: .relaxed) }
                     return item.payload
                 }
             }

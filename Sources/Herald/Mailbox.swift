@@ -122,7 +122,7 @@ final class Mailbox<Payload: Sendable>: MailboxControl {
             dropped += 1
             // Drops of the bus's own events are counted, not reported: reporting them could
             // feed itself.
-            guard !slot.takeUnretainedValue().isInternal else {
+            guard !slot._withUnsafeGuaranteedRef({ $0.isInternal }) else {
                 return .dropped(slot: slot, accepted: accepted, report: 0, total: dropped)
             }
             unreportedDrops += 1
@@ -147,13 +147,15 @@ final class Mailbox<Payload: Sendable>: MailboxControl {
 
     @usableFromInline let capacity: Int
     @usableFromInline let overflow: OverflowPolicy
-    // The consumer's few yields (before sleeping, after a small batch) are kept because
-    // herald-bench shows they pay in CPU as well as in rate. On an idle 2-core machine
-    // (2026-11-30, release), async.fanout1 with them: 3.0-3.6 M events/s at 0.56-0.66 CPU
-    // s per million; with both set to 0: 1.8-2.2 M/s at 0.92-1.09 CPU s per million. Batches
-    // grow while the consumer yields, so it sleeps and is woken less. The number is bounded:
-    // it never spins waiting for something, it gives way a fixed few times.
-    static var yieldsBeforeSleeping: Int { 2 }
+    // The consumer's few yields after a small batch are kept because herald-bench shows they
+    // pay in CPU as well as in rate: batches grow while the consumer gives way, so it sleeps
+    // and is woken less. It never polls while yielding; the number is bounded. On the shared
+    // 2-core machine (2026-12-01, release, herald side, 4 runs each), async.fanout1 with 16:
+    // 6.1-7.0 M events/s at 0.14-0.16 CPU s per million; with none: 3.7-5.6 M/s at
+    // 0.18-0.25. The consumer also used to yield twice before sleeping, checking the mailbox
+    // under its lock after each: over 11 paired runs that made no difference beyond the
+    // noise (async.fanout1 4.3-8.6 M/s with, 4.0-8.5 without; CPU 0.16-0.28 and 0.14-0.27),
+    // so that loop is gone.
     /// Below this many events a batch is small (see `BusCore.consume`).
     @usableFromInline static var smallBatch: Int { 64 }
     @usableFromInline static var yieldsAfterSmallBatch: Int { 16 }
@@ -167,31 +169,34 @@ final class Mailbox<Payload: Sendable>: MailboxControl {
     /// Offers an event. With `.wait`, a full mailbox answers `.full` unless `mayExceed`, in which
     /// case the event goes in beyond the capacity (a synchronous publisher cannot wait).
     @inlinable func offer(_ item: Item, mayExceed: Bool) -> OfferOutcome {
-        var trimmed = ContiguousArray<Item>()
-        let (outcome, consumers) = state.withLock { s -> (OfferOutcome, [UnsafeContinuation<Void, Never>]) in
+        // Optionals, so the usual offer (nobody to wake, nothing trimmed) makes no array at all.
+        var trimmed: ContiguousArray<Item>?
+        let (outcome, consumers) = state.withLock { s -> (OfferOutcome, [UnsafeContinuation<Void, Never>]?) in
             guard s.phase != .closed, !s.consumerDone else {
                 s.discarded += 1
-                return (.closed, [])
+                return (.closed, nil)
             }
             var outcome = OfferOutcome.accepted
             if s.depth >= capacity {
                 switch overflow {
                 case .wait:
-                    if !mayExceed { return (.full, []) }
+                    if !mayExceed { return (.full, nil) }
                 case .dropNewest:
-                    return (s.recordDrop(of: item.slot, accepted: false), [])
+                    return (s.recordDrop(of: item.slot, accepted: false), nil)
                 case .dropOldest:
                     outcome = s.recordDrop(of: s.buffer[s.head].slot, accepted: true)
                     s.head += 1
-                    trimmed = s.trimHead(capacity: capacity)
+                    if s.head >= capacity { trimmed = s.trimHead(capacity: capacity) }
                 }
             }
             s.buffer.append(item)
             let depth = s.depth
             if depth > s.highWaterMark { s.highWaterMark = depth }
-            return (outcome, s.takeConsumers())
+            return (outcome, s.consumers.isEmpty ? nil : s.takeConsumers())
         }
-        for consumer in consumers { consumer.resume() }
+        if let consumers {
+            for consumer in consumers { consumer.resume() }
+        }
         _ = trimmed
         return outcome
     }
@@ -287,13 +292,6 @@ final class Mailbox<Payload: Sendable>: MailboxControl {
         if let finished {
             for continuation in finished { continuation.resume() }
             return false
-        }
-        // Yield a few times before sleeping: under load the publisher refills the mailbox
-        // meanwhile, and waking a sleeping consumer costs the publisher far more than a yield
-        // costs us. Batches grow and the lock changes hands less often.
-        for _ in 0..<Mailbox.yieldsBeforeSleeping {
-            await Task.yield()
-            if state.withLock({ $0.depth > 0 || $0.phase != .open }) { return true }
         }
         await withUnsafeContinuation { (continuation: UnsafeContinuation<Void, Never>) in
             let ready = state.withLock { s in

@@ -69,7 +69,7 @@ import Synchronization
 /// One subscriber as the publish loop sees it: unretained references, so walking a route costs
 /// no reference counting.
 ///
-/// `@unchecked Sendable`: the pointers are unretained references to a `SubscriberRecord` and to
+/// `@unchecked Sendable`: a plain value; the pointers are unretained references to a `SubscriberRecord` and to
 /// its handler or mailbox object, all immutable and owned by the `Route` that holds this entry
 /// (through `Route.subscribers`); a publisher only reads them while it holds that route.
 @usableFromInline
@@ -81,7 +81,9 @@ struct RouteEntry: @unchecked Sendable {
     @usableFromInline let record: UnsafeRawPointer
     @usableFromInline let object: UnsafeRawPointer
     @usableFromInline let kind: Kind
-    @usableFromInline let sender: Sender?
+    /// Whether the record filters by sender. The sender itself stays in the record, so an
+    /// entry is a plain value: copying one costs no reference counting.
+    @usableFromInline let filtersSender: Bool
 
     init(_ record: SubscriberRecord) {
         self.record = UnsafeRawPointer(Unmanaged.passUnretained(record).toOpaque())
@@ -95,7 +97,7 @@ struct RouteEntry: @unchecked Sendable {
         case .queuedAny(let o): (kind, object) = (.queuedAny, o)
         }
         self.object = UnsafeRawPointer(Unmanaged.passUnretained(object as AnyObject).toOpaque())
-        self.sender = record.sender
+        self.filtersSender = record.sender != nil
     }
 
     @inlinable

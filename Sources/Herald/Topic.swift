@@ -24,8 +24,12 @@ public struct Topic: Sendable, Hashable, Comparable, Codable, CustomStringConver
 {
     /// The process-wide intern number, or -1 when the topic is invalid.
     let index: Int32
+    /// The interned name. Entries live as long as the process, so a topic holds no reference
+    /// count: copying one (every publish does, several times) is a plain copy.
+    let interned: Unmanaged<TopicName>
+
     /// The topic as written.
-    public let name: String
+    public var name: String { interned._withUnsafeGuaranteedRef { $0.name } }
 
     /// Makes a topic, validating it.
     ///
@@ -35,8 +39,7 @@ public struct Topic: Sendable, Hashable, Comparable, Codable, CustomStringConver
         if let problem = Topic.problem(in: name) {
             throw EventBusError.invalidTopic(name, reason: problem)
         }
-        self.name = name
-        self.index = TopicInterner.shared.index(of: name)
+        self.init(TopicInterner.shared.intern(name, valid: true))
     }
 
     /// Makes a topic from tokens joined with dots (`Topic(tokens: "loader", id, "finished")`).
@@ -47,8 +50,12 @@ public struct Topic: Sendable, Hashable, Comparable, Codable, CustomStringConver
     /// Makes a topic from a literal. An invalid literal is refused when it is published or
     /// subscribed to; use ``init(validating:)`` to fail early.
     public init(stringLiteral value: String) {
-        self.name = value
-        self.index = Topic.problem(in: value) == nil ? TopicInterner.shared.index(of: value) : -1
+        self.init(TopicInterner.shared.intern(value, valid: Topic.problem(in: value) == nil))
+    }
+
+    init(_ interned: Unmanaged<TopicName>) {
+        self.interned = interned
+        self.index = interned._withUnsafeGuaranteedRef { $0.index }
     }
 
     /// Whether the topic passed validation.
@@ -59,12 +66,13 @@ public struct Topic: Sendable, Hashable, Comparable, Codable, CustomStringConver
 
     public var description: String { name }
 
+    // Every name is interned once, valid or not, so the same entry means the same name.
     public static func == (lhs: Topic, rhs: Topic) -> Bool {
-        lhs.index >= 0 && rhs.index >= 0 ? lhs.index == rhs.index : lhs.name == rhs.name
+        lhs.interned.toOpaque() == rhs.interned.toOpaque()
     }
 
     public func hash(into hasher: inout Hasher) {
-        if index >= 0 { hasher.combine(index) } else { hasher.combine(name) }
+        hasher.combine(interned.toOpaque())
     }
 
     public static func < (lhs: Topic, rhs: Topic) -> Bool { lhs.name < rhs.name }
@@ -117,21 +125,41 @@ public struct Topic: Sendable, Hashable, Comparable, Codable, CustomStringConver
     }
 }
 
-/// The process-wide table of topic names, so routing can index by number.
+/// One interned topic name. The interner keeps every entry for the life of the process.
+final class TopicName: Sendable {
+    let name: String
+    /// The intern number of a valid topic, or -1.
+    let index: Int32
+
+    init(name: String, index: Int32) {
+        self.name = name
+        self.index = index
+    }
+}
+
+/// The process-wide table of topic names, so routing can index by number and a topic is a
+/// plain value.
 final class TopicInterner: Sendable {
     static let shared = TopicInterner()
 
     private struct Table {
-        var indices: [String: Int32] = [:]
+        var entries: [String: TopicName] = [:]
+        var validCount: Int32 = 0
     }
     private let table = SyncLock(Table())
 
-    func index(of name: String) -> Int32 {
+    /// The entry for `name`, made on first use. Valid names are numbered densely from 0.
+    func intern(_ name: String, valid: Bool) -> Unmanaged<TopicName> {
         table.withLock { table in
-            if let index = table.indices[name] { return index }
-            let index = Int32(truncatingIfNeeded: table.indices.count)
-            table.indices[name] = index
-            return index
+            if let entry = table.entries[name] { return Unmanaged.passUnretained(entry) }
+            var index: Int32 = -1
+            if valid {
+                index = table.validCount
+                table.validCount += 1
+            }
+            let entry = TopicName(name: name, index: index)
+            table.entries[name] = entry
+            return Unmanaged.passUnretained(entry)
         }
     }
 }

@@ -160,6 +160,29 @@ import HeraldSync
         #expect(received.values == [1])
     }
 
+    @Test func subscriptionCancelledDuringAPublishIsFreedWhenThatPublishEnds() throws {
+        // A publish walks its route without retaining it; a cancel meanwhile must keep that route
+        // (and the handlers it reaches) alive until the publish ends, then let go.
+        let bus = EventBus()
+        let freed = Recorder<Void>()
+        let victim = SyncLock<Subscription?>(nil)
+        let seenInside = Recorder<Int>()
+        let canceller = try bus.subscribe(to: Tick.self) { _ in
+            victim.withLock { $0 = nil }
+            seenInside.append(freed.count)
+        }
+        do {
+            let captured = Captured(freed: freed)
+            let token = try bus.subscribe(to: Tick.self) { _ in withExtendedLifetime(captured) {} }
+            victim.withLock { $0 = token }
+        }
+        try bus.post(Tick(number: 1))
+        #expect(seenInside.values == [0], "freed while the publish that reaches it was running")
+        #expect(freed.count == 1, "still held once the publish ended")
+        #expect(bus.stats().subscriptions.count == 1)
+        withExtendedLifetime(canceller) {}
+    }
+
     @Test func breakingOutOfAStreamLeavesTheRestWaiting() async throws {
         let bus = EventBus()
         let stream = try bus.events(of: Tick.self, name: "reader")
