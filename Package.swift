@@ -12,6 +12,7 @@ let package = Package(
         .executable(name: "herald-bench", targets: ["herald-bench"]),
         .library(name: "HeraldServices", targets: ["HeraldServices"]),
         .library(name: "HeraldSandbox", targets: ["HeraldSandbox"]),
+        .library(name: "HeraldHTTP", targets: ["HeraldHTTP"]),
         .executable(name: "sandbox-server", targets: ["sandbox-server"]),
         .library(name: "HeraldLoaders", targets: ["HeraldLoaders"]),
         .library(name: "HeraldSubscribers", targets: ["HeraldSubscribers"]),
@@ -53,9 +54,14 @@ let package = Package(
         // models and their JSON / XML parsing. Foundation only; knows nothing of the bus.
         .target(name: "HeraldServices", dependencies: ["HeraldSync"]),
 
+        // The HTTP/1.1 server under the sandbox and the status endpoint: POSIX sockets on threads
+        // of its own (never the cooperative pool), RFC 9112 request reading, limits, streams.
+        .target(name: "HeraldHTTP", dependencies: ["HeraldSync"]),
+        .testTarget(name: "HeraldHTTPTests", dependencies: ["HeraldHTTP", "HeraldTestSupport", "HeraldSync"]),
+
         // A loopback HTTP/1.1 emulator of the three services, with fault injection.
         // It shares no code with HeraldServices so a client bug cannot hide behind its mirror.
-        .target(name: "HeraldSandbox"),
+        .target(name: "HeraldSandbox", dependencies: ["HeraldHTTP"]),
 
         .executableTarget(
             name: "sandbox-server",
@@ -66,7 +72,7 @@ let package = Package(
         // Helpers shared by the test targets (curl as a real client).
         .target(name: "HeraldTestSupport", dependencies: ["HeraldSync"], path: "Tests/HeraldTestSupport"),
         .testTarget(name: "HeraldServicesTests", dependencies: ["HeraldServices", "HeraldSandbox", "HeraldTestSupport", "HeraldSync"]),
-        .testTarget(name: "HeraldSandboxTests", dependencies: ["HeraldSandbox", "HeraldTestSupport", "HeraldSync"]),
+        .testTarget(name: "HeraldSandboxTests", dependencies: ["HeraldSandbox", "HeraldHTTP", "HeraldTestSupport", "HeraldSync"]),
 
         .testTarget(name: "HeraldTests", dependencies: ["Herald", "HeraldTestSupport", "HeraldSync"]),
         .testTarget(

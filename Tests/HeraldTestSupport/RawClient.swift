@@ -11,10 +11,11 @@ import Darwin
 ///
 /// Reads block a thread of their own, never the cooperative pool; they have no deadline of
 /// their own (a test's time limit bounds them) and end when the awaiting task is cancelled.
-final class RawClient: Sendable {
+public final class RawClient: Sendable {
     private let fd: Int32
 
-    init?(port: Int) {
+    /// Connects to 127.0.0.1:`port`; nil when nothing listens.
+    public init?(port: Int) {
         #if canImport(Glibc)
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         #else
@@ -38,7 +39,7 @@ final class RawClient: Sendable {
 
     /// Sends all of `text`; false when the peer is gone.
     @discardableResult
-    func send(_ text: String) -> Bool {
+    public func send(_ text: String) -> Bool {
         let bytes = Array(text.utf8)
         var offset = 0
         while offset < bytes.count {
@@ -51,7 +52,7 @@ final class RawClient: Sendable {
     }
 
     /// Half-closes the connection: the server sees the end of the request stream.
-    func shutdownWriting() {
+    public func shutdownWriting() {
         #if canImport(Glibc)
         _ = shutdown(fd, Int32(SHUT_WR))
         #else
@@ -60,24 +61,25 @@ final class RawClient: Sendable {
     }
 
     /// What a read saw.
-    struct Received: Sendable {
-        var text: String
+    public struct Received: Sendable {
+        /// What arrived, as UTF-8.
+        public var text: String
         /// Whether the peer closed the connection (end of stream or reset).
-        var closed: Bool
+        public var closed: Bool
     }
 
     /// Reads until `predicate` holds for the text so far or the peer closes.
-    func read(until predicate: @escaping @Sendable (String) -> Bool) async -> String {
+    public func read(until predicate: @escaping @Sendable (String) -> Bool) async -> String {
         await receive(until: predicate).text
     }
 
     /// Reads until the peer closes the connection.
-    func readToEnd() async -> Received {
+    public func readToEnd() async -> Received {
         await receive { _ in false }
     }
 
     /// Reads until `predicate` holds for the text so far or the peer closes.
-    func receive(until predicate: @escaping @Sendable (String) -> Bool) async -> Received {
+    public func receive(until predicate: @escaping @Sendable (String) -> Bool) async -> Received {
         let fd = self.fd
         return await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Received, Never>) in
