@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "HeraldServices", targets: ["HeraldServices"]),
         .library(name: "HeraldSandbox", targets: ["HeraldSandbox"]),
         .library(name: "HeraldHTTP", targets: ["HeraldHTTP"]),
+        .library(name: "HeraldStatus", targets: ["HeraldStatus"]),
         .executable(name: "sandbox-server", targets: ["sandbox-server"]),
         .library(name: "HeraldLoaders", targets: ["HeraldLoaders"]),
         .library(name: "HeraldSubscribers", targets: ["HeraldSubscribers"]),
@@ -84,9 +85,16 @@ let package = Package(
         // The daemon: loader actors, subscribers, config.json, schedules and wiring.
         .target(name: "HeraldLoaders", dependencies: ["Herald", "HeraldServices", "HeraldSync", "HeraldLifecycle"]),
         .target(name: "HeraldSubscribers", dependencies: ["Herald", "HeraldServices", "HeraldSync", "HeraldLifecycle"]),
+        // The daemon's status endpoint: Prometheus metrics, /status, /events (SSE), the live page.
+        .target(name: "HeraldStatus", dependencies: ["Herald", "HeraldHTTP", "HeraldLoaders", "HeraldSubscribers", "HeraldLifecycle", "HeraldSync"]),
+        .testTarget(name: "HeraldStatusTests", dependencies: [
+            "HeraldStatus", "Herald", "HeraldHTTP", "HeraldLifecycle", "HeraldLoaders", "HeraldServices", "HeraldSubscribers", "HeraldTestSupport",
+            "HeraldSync",
+        ]),
         .target(
             name: "HeraldRuntime",
-            dependencies: ["Herald", "HeraldServices", "HeraldLoaders", "HeraldSubscribers", "HeraldSandbox", "HeraldLifecycle", "HeraldSync"]
+            dependencies: ["Herald", "HeraldServices", "HeraldLoaders", "HeraldSubscribers", "HeraldSandbox", "HeraldLifecycle", "HeraldSync",
+                           "HeraldStatus"]
         ),
         .executableTarget(
             name: "timeline-observer",
