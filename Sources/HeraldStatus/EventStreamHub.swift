@@ -60,7 +60,9 @@ public final class EventStreamHub: Sendable {
 
     /// Clients connected now, and dropped since start.
     public var counts: StatusReport.Streams {
-        state.withLock { StatusReport.Streams(clients: $0.clients.count, dropped: $0.dropped) }
+        let (clients, dropped) = state.withLock { (Array($0.clients.values), $0.dropped) }
+        let buffered = clients.reduce(0) { total, client in total + client.pending.withLock { $0?.count ?? 0 } }
+        return StatusReport.Streams(clients: clients.count, dropped: dropped, bufferedBytes: buffered)
     }
 
     /// Subscribes to every topic of the bus.

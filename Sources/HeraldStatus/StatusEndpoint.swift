@@ -74,6 +74,9 @@ public final class StatusEndpoint: Service {
     /// The `/events` clients connected now.
     public var streamClients: Int { hub.counts.clients }
 
+    /// The `/events` clients: connected, dropped, bytes waiting for them.
+    public var streamCounts: StatusReport.Streams { hub.counts }
+
     /// Binds, subscribes the event stream to the bus, serves; stops both when asked to.
     ///
     /// - Throws: ``StatusEndpointError`` when the address cannot be bound or the bus refuses

@@ -14,7 +14,7 @@
 /// - archives (`{sink}`): `herald_archive_written_bytes_total`, `herald_archive_lines_total`,
 ///   `herald_archive_rotations_total`, `herald_archive_failures_total`;
 /// - the endpoint: `herald_status_stream_clients`, `herald_status_stream_dropped_clients_total`,
-///   `herald_ready`;
+///   `herald_status_stream_buffered_bytes`, `herald_ready`;
 /// - the process: `process_resident_memory_bytes`, `process_cpu_seconds_total`,
 ///   `process_open_fds`, `process_max_fds`, `process_start_time_seconds`.
 enum StatusMetrics {
@@ -28,6 +28,8 @@ enum StatusMetrics {
         out.sample("herald_status_stream_clients", [:], Double(report.streams.clients))
         out.family("herald_status_stream_dropped_clients_total", .counter, "Clients of /events dropped for not reading fast enough.")
         out.sample("herald_status_stream_dropped_clients_total", [:], Double(report.streams.dropped))
+        out.family("herald_status_stream_buffered_bytes", .gauge, "Bytes of events waiting for /events clients, all together.")
+        out.sample("herald_status_stream_buffered_bytes", [:], Double(report.streams.bufferedBytes))
         out.family("herald_ready", .gauge, "1 once every service of the daemon has started, else 0.")
         out.sample("herald_ready", [:], report.ready ? 1 : 0)
         if let process = report.process { self.process(process, &out) }

@@ -123,6 +123,8 @@ public struct StatusReport: Sendable, Hashable, Codable {
         public var clients: Int
         /// Dropped since start for not reading.
         public var dropped: Int
+        /// Bytes of events waiting for them, all clients together (each at most its bound).
+        public var bufferedBytes: Int = 0
     }
 }
 
