@@ -9,9 +9,14 @@
 public struct HTTPResponseStream: Sendable {
     /// Produces the body; runs on the connection's thread.
     public let body: @Sendable (HTTPStreamConnection) -> Void
+    /// Called instead of ``body`` when there is no body to produce: the request was a `HEAD`,
+    /// or the head could not be written (the client went away).
+    public let abandoned: @Sendable () -> Void
 
-    /// A stream produced by `body`.
-    public init(_ body: @escaping @Sendable (HTTPStreamConnection) -> Void) {
+    /// A stream produced by `body`; `abandoned` releases what the handler set up for it when
+    /// `body` will not run.
+    public init(_ body: @escaping @Sendable (HTTPStreamConnection) -> Void, abandoned: @escaping @Sendable () -> Void = {}) {
         self.body = body
+        self.abandoned = abandoned
     }
 }

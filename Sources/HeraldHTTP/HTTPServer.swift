@@ -326,7 +326,10 @@ public final class HTTPServer: Sendable {
             }
             let response = handler.respond(to: request)
             if response.closesIdleConnections { closeIdleConnections() }
-            guard pause(response.delay), response.delivery != .drop else { return }
+            guard pause(response.delay), response.delivery != .drop else {
+                response.stream?.abandoned()
+                return
+            }
             if let stream = response.stream {
                 serveStream(response, stream, on: id, fd, withoutBody: request.method == "HEAD")
                 return
@@ -389,7 +392,10 @@ extension HTTPServer {
     /// Writes a streamed response's head, then runs its body on this (the connection's) thread
     /// until it returns, the client goes away or the server stops; the connection then closes.
     fileprivate func serveStream(_ response: HTTPServerResponse, _ stream: HTTPResponseStream, on id: Int, _ fd: Int32, withoutBody: Bool) {
-        guard Socket.write(fd, ResponseWriter.head(of: response, close: true)), !withoutBody else { return }
+        guard Socket.write(fd, ResponseWriter.head(of: response, close: true)), !withoutBody else {
+            stream.abandoned()
+            return
+        }
         mutate { $0.connections[id]?.phase = .streaming }
         let connection = HTTPStreamConnection(fd: fd, wake: wake.read)
         stream.body(connection)

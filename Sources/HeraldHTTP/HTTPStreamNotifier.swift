@@ -34,12 +34,7 @@ public final class HTTPStreamNotifier: Sendable {
 
     /// Wakes the waiting stream (now, or at its next wait). Never blocks.
     public func notify() {
-        var byte: UInt8 = 1
-        #if canImport(Glibc)
-        _ = Glibc.write(writeEnd, &byte, 1)
-        #else
-        _ = Darwin.write(writeEnd, &byte, 1)
-        #endif
+        Socket.signalWake(writeEnd)
     }
 
     /// Empties the pipe, so the next wait sleeps until the next ``notify()``.

@@ -142,9 +142,11 @@ public final class EventStreamHub: Sendable {
         }
         guard let client else { return .error(503, "the event stream is stopping") }
         let headers: [(name: String, value: String)] = [("Content-Type", "text/event-stream; charset=utf-8"), ("X-Accel-Buffering", "no")]
-        return .streaming(headers: headers, HTTPResponseStream { [self] connection in
+        return .streaming(headers: headers, HTTPResponseStream({ [self] connection in
             serve(client, on: connection)
-        })
+        }, abandoned: { [self] in
+            _ = remove(client)
+        }))
     }
 
     private func serve(_ client: Client, on connection: HTTPStreamConnection) {

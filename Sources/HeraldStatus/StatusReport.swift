@@ -33,24 +33,39 @@ public struct StatusReport: Sendable, Hashable, Codable {
 
     /// One topic's counters.
     public struct Topic: Sendable, Hashable, Codable {
+        /// The topic.
         public var topic: String
+        /// Events published on it.
         public var published: UInt64
+        /// Deliveries of its events completed.
         public var delivered: Int
+        /// Its events dropped by overflowing mailboxes.
         public var dropped: Int
+        /// Handler calls on its events that threw.
         public var failed: Int
     }
 
     /// One subscription's counters.
     public struct Subscription: Sendable, Hashable, Codable {
+        /// Its id (names may repeat, ids do not).
         public var id: UInt64
+        /// Its name.
         public var name: String
+        /// Its topic pattern, nil for a subscription by type.
         public var pattern: String?
+        /// How it receives events (`inline`, `queued(capacity: …, overflow: …)`).
         public var delivery: String
+        /// Events its handler or stream received.
         public var delivered: Int
+        /// Events its mailbox dropped.
         public var dropped: Int
+        /// Handler calls that threw.
         public var failed: Int
+        /// Events discarded undelivered.
         public var discarded: Int
+        /// Events waiting in its mailbox.
         public var queueDepth: Int
+        /// The most events that ever waited.
         public var highWaterMark: Int
     }
 
@@ -84,18 +99,25 @@ public struct StatusReport: Sendable, Hashable, Codable {
 
     /// One archive (file subscriber).
     public struct Archive: Sendable, Hashable, Codable {
+        /// The subscriber's name.
         public var name: String
+        /// The archive's path.
         public var path: String
+        /// Lines written since start.
         public var lines: Int
         /// Bytes written since start.
         public var bytes: Int
+        /// Size rotations since start.
         public var rotations: Int
+        /// Successful fsyncs since start.
         public var syncs: Int
+        /// Failed opens, writes, rotations and syncs since start.
         public var failures: Int
     }
 
     /// One post scheduler and its outbox.
     public struct Poster: Sendable, Hashable, Codable {
+        /// The subscriber's name.
         public var name: String
         /// Intents held in memory because the outbox refused them.
         public var held: Int
@@ -111,9 +133,13 @@ public struct StatusReport: Sendable, Hashable, Codable {
 
     /// One post waiting in an outbox.
     public struct Pending: Sendable, Hashable, Codable {
+        /// Its idempotency key.
         public var key: String
+        /// Its rule.
         public var rule: String
+        /// The service it goes to.
         public var service: String
+        /// When its intent was made.
         public var created: Date
     }
 

@@ -15,6 +15,7 @@ import Testing
             let queued = SyncLock<[String]>([])
             let endings = SyncLock<[HTTPStreamConnection.Wait]>([])
             let connection = SyncLock<HTTPStreamConnection?>(nil)
+            let abandoned = SyncLock(0)
         }
 
         let notifier: HTTPStreamNotifier
@@ -29,7 +30,7 @@ import Testing
             self.notifier = notifier
             server = try HTTPServer(port: 0, handler: HTTPClosureHandler { request in
                 guard request.path == "/stream" else { return .text(404, "no") }
-                return .streaming(headers: [("Content-Type", "text/event-stream")], HTTPResponseStream { stream in
+                return .streaming(headers: [("Content-Type", "text/event-stream")], HTTPResponseStream({ stream in
                     shared.connection.withLock { $0 = stream }
                     while true {
                         let woke = stream.wait(for: notifier)
@@ -42,7 +43,7 @@ import Testing
                             return
                         }
                     }
-                })
+                }, abandoned: { shared.abandoned.withLock { $0 += 1 } }))
             })
             server.start()
         }
@@ -106,6 +107,7 @@ import Testing
         #expect(received.text.hasPrefix("HTTP/1.1 200 OK"))
         #expect(received.text.hasSuffix("\r\n\r\n"))
         #expect(streamer.endings.isEmpty)
+        #expect(streamer.shared.abandoned.withLock { $0 } == 1, "a HEAD's stream is abandoned, so its handler can let go")
         await streamer.server.stop()
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import HeraldSync
+import HeraldTestSupport
 
 #if canImport(Glibc)
 import Glibc
@@ -32,29 +33,14 @@ final class EventStreamClient: Sendable {
 
     /// Connects to `127.0.0.1:port` and asks for `/events?query`; nil when nothing listens.
     init?(port: Int, query: String = "", reading: Bool = true, keep: Bool = true) {
-        #if canImport(Glibc)
-        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        #else
-        fd = socket(AF_INET, SOCK_STREAM, 0)
-        #endif
-        self.keep = keep
-        guard fd >= 0 else { return nil }
-        if !reading {
+        guard let fd = RawClient.connect(port: port, prepare: { fd in
+            guard !reading else { return }
             // A small receive buffer, so a client that does not read fills up soon.
             var size: Int32 = 4096
             _ = setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
-        }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port)).bigEndian
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard connected == 0 else {
-            close(fd)
-            return nil
-        }
+        }) else { return nil }
+        self.fd = fd
+        self.keep = keep
         let request = Array("GET /events\(query.isEmpty ? "" : "?" + query) HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n\r\n".utf8)
         _ = request.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
         guard reading else { return }

@@ -58,6 +58,16 @@ import Testing
         try await running.stop()
     }
 
+    @Test func aHeadOfEventsOrAClientGoneBeforeItsHeadLeavesNoClientBehind() async throws {
+        let running = try await RunningEndpoint.start(StatusSources(bus: EventBus()))
+        let head = try await running.get("/events", method: "HEAD")
+        #expect(head.status == 200)
+        #expect(head.headers.contains("Content-Type: text/event-stream"))
+        await running.endpoint.httpServer?.waitUntil { $0.connections.isEmpty }
+        #expect(running.endpoint.streamCounts.clients == 0)
+        try await running.stop()
+    }
+
     @Test func anInvalidTopicPatternIs400() async throws {
         let running = try await RunningEndpoint.start(StatusSources(bus: EventBus()))
         let answer = try await running.get("/events?topic=a..b")

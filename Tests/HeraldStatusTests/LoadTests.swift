@@ -11,13 +11,20 @@ import Glibc
 
 /// Bad input and load on the status endpoint: garbage, huge heads, slow clients and 200 live
 /// `/events` clients never stall it, and what it holds for its clients stays within its bounds.
-@Suite(.timeLimit(.minutes(10))) struct LoadTests {
-    /// Raises this process's soft limit on descriptors to its hard limit: 200 clients are 200
-    /// sockets on each side, and a notifier pipe each.
+///
+/// Serialized, and with few stuck clients, to keep this test process under about a thousand
+/// open descriptors: swift-corelibs-foundation's `Process.run` (other tests start curl and
+/// herald) lists `/proc/self/fd` copying each entry's whole 256-byte `d_name`, which reads past
+/// glibc's directory buffer once some 1,300 entries fill it, and crashed the suite once.
+@Suite(.serialized, .timeLimit(.minutes(10))) struct LoadTests {
+    /// Raises this process's soft limit on descriptors to 4096 when it is lower (and the hard
+    /// limit allows): 205 clients are 205 sockets on each side and a notifier pipe each. Never
+    /// higher: Foundation's `Process.run` (other tests start curl) walks every descriptor number
+    /// up to the limit, and crashed with the limit raised to a hard limit of millions.
     static func raiseDescriptorLimit() {
         var limit = rlimit()
-        guard getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return }
-        limit.rlim_cur = limit.rlim_max
+        guard getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur < 4096 else { return }
+        limit.rlim_cur = min(4096, limit.rlim_max)
         _ = setrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit)
     }
 
@@ -73,10 +80,10 @@ import Glibc
             readers.append(client)
         }
         for reader in readers { #expect(await reader.waitUntilOpen()) }
-        // And 10 that never read, on a topic of big events that fills their buffers sooner.
+        // And 5 that never read, on a topic of big events that fills their buffers sooner.
         var stuck: [EventStreamClient] = []
-        for _ in 0..<10 { stuck.append(try #require(EventStreamClient(port: running.port, query: "topic=test.big", reading: false))) }
-        await server.waitUntil { $0.connections.filter { $0 == .streaming }.count == 210 }
+        for _ in 0..<5 { stuck.append(try #require(EventStreamClient(port: running.port, query: "topic=test.big", reading: false))) }
+        await server.waitUntil { $0.connections.filter { $0 == .streaming }.count == 205 }
 
         // Rounds of 25 events of 1 KiB for the readers, each taken before the next round, and 25
         // of 8 KiB for the stuck clients, until these are dropped (their socket buffers full,
@@ -86,7 +93,7 @@ import Glibc
         var published = 0
         var rounds = 0
         var mostBuffered = 0
-        while running.endpoint.streamCounts.dropped < 10, rounds < 2000 {
+        while running.endpoint.streamCounts.dropped < 5, rounds < 2000 {
             rounds += 1
             for _ in 0..<25 {
                 published += 1
@@ -103,8 +110,8 @@ import Glibc
         await server.waitUntil { $0.connections.filter { $0 == .streaming }.count == 200 }
         let counts = running.endpoint.streamCounts
         #expect(counts.clients == 200)
-        #expect(counts.dropped == 10)
-        #expect(mostBuffered <= 210 * bound)
+        #expect(counts.dropped == 5)
+        #expect(mostBuffered <= 205 * bound)
         #expect(readers.allSatisfy { $0.count == published })
         #expect(bus.stats().subscription(named: "status.events")?.dropped == 0, "the hub kept up with the bus")
         try await running.stop()

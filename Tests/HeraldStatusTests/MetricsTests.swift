@@ -47,6 +47,18 @@ final class ScriptedPosts: PostService {
         }
     }
 
+    /// A post scheduler `posts` whose rule `echo` posts `template` for each `test.post` event
+    /// through this service, started on `bus` and added to `sources`.
+    func scheduler(template: String, outbox directory: URL, bus: EventBus, sources: StatusSources) async throws -> PostScheduler {
+        let rule = PostRule(name: "echo", on: "test.post", service: "stub", target: .status(text: try PostTemplate(template), media: nil))
+        let scheduler = PostScheduler(name: "posts", rules: [rule], services: ["stub": self],
+                                      outboxPath: directory.appendingPathComponent("outbox.jsonl").path)
+        try await scheduler.prepare()
+        try scheduler.start(on: bus)
+        sources.add(poster: scheduler)
+        return scheduler
+    }
+
     func release() {
         state.withLock { state in
             defer { state.held = nil }
@@ -86,12 +98,7 @@ final class ScriptedPosts: PostService {
         try sink.start(on: bus)
         sources.add(archive: sink)
         let posts = ScriptedPosts()
-        let rule = PostRule(name: "echo", on: "test.post", service: "stub", target: .status(text: try PostTemplate("{{n}} {{word}}"), media: nil))
-        let scheduler = PostScheduler(name: "posts", rules: [rule], services: ["stub": posts],
-                                      outboxPath: directory.appendingPathComponent("outbox.jsonl").path)
-        try await scheduler.prepare()
-        try scheduler.start(on: bus)
-        sources.add(poster: scheduler)
+        let scheduler = try await posts.scheduler(template: "{{n}} {{word}}", outbox: directory, bus: bus, sources: sources)
         let running = try await RunningEndpoint.start(sources, now: { Self.epoch })
 
         await clock.waitForSleepers(1)  // the first load is recorded

@@ -45,12 +45,7 @@ import Testing
         }
         let scheduling = Task { await schedule.run() }
         let posts = ScriptedPosts()
-        let rule = PostRule(name: "echo", on: "test.post", service: "stub", target: .status(text: try PostTemplate("{{word}}"), media: nil))
-        let scheduler = PostScheduler(name: "posts", rules: [rule], services: ["stub": posts],
-                                      outboxPath: directory.appendingPathComponent("outbox.jsonl").path)
-        try await scheduler.prepare()
-        try scheduler.start(on: bus)
-        sources.add(poster: scheduler)
+        let scheduler = try await posts.scheduler(template: "{{word}}", outbox: directory, bus: bus, sources: sources)
         sources.markReady()
         let running = try await RunningEndpoint.start(sources)
         await clock.waitForSleepers(1)

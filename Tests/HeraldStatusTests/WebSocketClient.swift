@@ -1,5 +1,6 @@
 import Foundation
 import HeraldSync
+import HeraldTestSupport
 
 #if canImport(Glibc)
 import Glibc
@@ -55,19 +56,7 @@ final class WebSocketClient: Sendable {
     // MARK: Wire
 
     private static func handshake(port: Int, path: String) throws(Failure) -> Int32 {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw Failure(description: "socket: errno \(errno)") }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port)).bigEndian
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard connected == 0 else {
-            close(fd)
-            throw Failure(description: "connect to 127.0.0.1:\(port): errno \(errno)")
-        }
+        guard let fd = RawClient.connect(port: port) else { throw Failure(description: "connect to 127.0.0.1:\(port): errno \(errno)") }
         let key = Data((0..<16).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
         let request = "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
             + "Sec-WebSocket-Key: \(key)\r\nSec-WebSocket-Version: 13\r\n\r\n"

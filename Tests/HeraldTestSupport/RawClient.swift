@@ -16,23 +16,31 @@ public final class RawClient: Sendable {
 
     /// Connects to 127.0.0.1:`port`; nil when nothing listens.
     public init?(port: Int) {
+        guard let fd = Self.connect(port: port) else { return nil }
+        self.fd = fd
+    }
+
+    /// A TCP socket connected to 127.0.0.1:`port` (after `prepare` ran on it), or nil.
+    public static func connect(port: Int, prepare: (Int32) -> Void = { _ in }) -> Int32? {
         #if canImport(Glibc)
-        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         #else
-        fd = socket(AF_INET, SOCK_STREAM, 0)
+        let fd = socket(AF_INET, SOCK_STREAM, 0)
         #endif
         guard fd >= 0 else { return nil }
+        prepare(fd)
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port)).bigEndian
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connectSocket(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
         guard connected == 0 else {
             close(fd)
             return nil
         }
+        return fd
     }
 
     deinit { close(fd) }
@@ -111,6 +119,12 @@ public final class RawClient: Sendable {
         }
     }
 }
+
+#if canImport(Glibc)
+private func connectSocket(_ fd: Int32, _ address: UnsafePointer<sockaddr>, _ length: socklen_t) -> Int32 { Glibc.connect(fd, address, length) }
+#else
+private func connectSocket(_ fd: Int32, _ address: UnsafePointer<sockaddr>, _ length: socklen_t) -> Int32 { Darwin.connect(fd, address, length) }
+#endif
 
 #if canImport(Glibc)
 private func sendBytes(_ fd: Int32, _ bytes: UnsafeRawPointer?, _ count: Int) -> Int { Glibc.send(fd, bytes, count, Int32(MSG_NOSIGNAL)) }
