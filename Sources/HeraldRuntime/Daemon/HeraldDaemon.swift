@@ -9,13 +9,14 @@ import HeraldSubscribers
 import HeraldSync
 
 /// The running program: a `ServiceGroup` of the embedded sandbox (when a service points at
-/// it), the log and file subscribers, the bus's drain, the post schedulers and the loaders'
-/// schedules, made from a validated configuration.
+/// it), the status endpoint (with an `http` section), the log and file subscribers, the bus's
+/// drain, the post schedulers and the loaders' schedules, made from a validated configuration.
 ///
 /// The group starts them in that order, each once the one before it is ready, and stops them in
 /// reverse: the schedules (cancelling loads in flight), the post schedulers (what they have not
 /// sent stays in their outboxes), the drain (so their last events are delivered), the
-/// subscribers (file sinks sync and close), the sandbox. See ``run(for:stopOnSignals:started:stopping:)``.
+/// subscribers (file sinks sync and close), the status endpoint, the sandbox. The endpoint is
+/// ready (`/readyz`) once the group has started every part. See ``run(for:stopOnSignals:started:stopping:)``.
 public struct HeraldDaemon: Sendable {
     /// Makes the writer of a log subscriber's output.
     public typealias WriterFactory = @Sendable (LogSettings.Output) throws -> any LogWriter
