@@ -12,6 +12,8 @@ let package = Package(
         .executable(name: "herald-bench", targets: ["herald-bench"]),
         .library(name: "HeraldServices", targets: ["HeraldServices"]),
         .library(name: "HeraldSandbox", targets: ["HeraldSandbox"]),
+        .library(name: "HeraldHTTP", targets: ["HeraldHTTP"]),
+        .library(name: "HeraldStatus", targets: ["HeraldStatus"]),
         .executable(name: "sandbox-server", targets: ["sandbox-server"]),
         .library(name: "HeraldLoaders", targets: ["HeraldLoaders"]),
         .library(name: "HeraldSubscribers", targets: ["HeraldSubscribers"]),
@@ -60,9 +62,14 @@ let package = Package(
         // models and their JSON / XML parsing. Foundation only; knows nothing of the bus.
         .target(name: "HeraldServices", dependencies: ["HeraldSync"]),
 
+        // The HTTP/1.1 server under the sandbox and the status endpoint: POSIX sockets on threads
+        // of its own (never the cooperative pool), RFC 9112 request reading, limits, streams.
+        .target(name: "HeraldHTTP", dependencies: ["HeraldSync"]),
+        .testTarget(name: "HeraldHTTPTests", dependencies: ["HeraldHTTP", "HeraldTestSupport", "HeraldSync"]),
+
         // A loopback HTTP/1.1 emulator of the three services, with fault injection.
         // It shares no code with HeraldServices so a client bug cannot hide behind its mirror.
-        .target(name: "HeraldSandbox", dependencies: ["HeraldSync"]),
+        .target(name: "HeraldSandbox", dependencies: ["HeraldHTTP", "HeraldSync"]),
 
         .executableTarget(
             name: "sandbox-server",
@@ -73,7 +80,7 @@ let package = Package(
         // Helpers shared by the test targets (curl as a real client).
         .target(name: "HeraldTestSupport", dependencies: ["HeraldSync"], path: "Tests/HeraldTestSupport"),
         .testTarget(name: "HeraldServicesTests", dependencies: ["HeraldServices", "HeraldSandbox", "HeraldTestSupport", "HeraldSync"]),
-        .testTarget(name: "HeraldSandboxTests", dependencies: ["HeraldSandbox", "HeraldTestSupport", "HeraldSync"]),
+        .testTarget(name: "HeraldSandboxTests", dependencies: ["HeraldSandbox", "HeraldHTTP", "HeraldTestSupport", "HeraldSync"]),
 
         .testTarget(name: "HeraldTests", dependencies: ["Herald", "HeraldTestSupport", "HeraldSync"]),
         .testTarget(
@@ -85,9 +92,16 @@ let package = Package(
         // The daemon: loader actors, subscribers, config.json, schedules and wiring.
         .target(name: "HeraldLoaders", dependencies: ["Herald", "HeraldServices", "HeraldSync", "HeraldLifecycle"]),
         .target(name: "HeraldSubscribers", dependencies: ["Herald", "HeraldServices", "HeraldSync", "HeraldLifecycle"]),
+        // The daemon's status endpoint: Prometheus metrics, /status, /events (SSE), the live page.
+        .target(name: "HeraldStatus", dependencies: ["Herald", "HeraldHTTP", "HeraldLoaders", "HeraldSubscribers", "HeraldLifecycle", "HeraldSync"]),
+        .testTarget(name: "HeraldStatusTests", dependencies: [
+            "HeraldStatus", "Herald", "HeraldHTTP", "HeraldLifecycle", "HeraldLoaders", "HeraldServices", "HeraldSubscribers", "HeraldTestSupport",
+            "HeraldSync",
+        ]),
         .target(
             name: "HeraldRuntime",
-            dependencies: ["Herald", "HeraldServices", "HeraldLoaders", "HeraldSubscribers", "HeraldSandbox", "HeraldLifecycle", "HeraldSync"]
+            dependencies: ["Herald", "HeraldServices", "HeraldLoaders", "HeraldSubscribers", "HeraldSandbox", "HeraldLifecycle", "HeraldSync",
+                           "HeraldStatus"]
         ),
         .executableTarget(
             name: "timeline-observer",

@@ -1,4 +1,5 @@
 import Foundation
+import HeraldHTTP
 
 /// A loopback emulator of the three services Herald talks to, on one port of 127.0.0.1.
 ///
@@ -45,7 +46,8 @@ public final class Sandbox: Sendable {
     /// Binds the port and starts serving, within `limits` (connections, body bytes held,
     /// head and idle time).
     ///
-    /// - Throws: ``SandboxError`` when the socket cannot be opened or bound.
+    /// - Throws: ``SandboxError`` when the socket cannot be opened or bound. `limits` is
+    ///   HeraldHTTP's ``HTTPServerLimits``.
     public static func start(
         _ configuration: SandboxConfiguration = SandboxConfiguration(), limits: HTTPServerLimits = HTTPServerLimits()
     ) async throws -> Sandbox {
@@ -55,7 +57,14 @@ public final class Sandbox: Sendable {
         let router = SandboxRouter(
             twitter: twitter, tiqav: TiqavEmulator(), baas: baas,
             faults: FaultInjector(faults: configuration.faults), script: script, configuration: configuration)
-        let server = try HTTPServer(port: configuration.port, limits: limits) { request in router.route(request) }
+        let server: HTTPServer
+        do {
+            server = try HTTPServer(name: "sandbox", port: configuration.port, limits: limits, handler: HTTPClosureHandler { request in
+                router.route(request)
+            })
+        } catch {
+            throw SandboxError(operation: error.operation, code: error.code)
+        }
         server.start()
         return Sandbox(configuration: configuration, server: server, twitter: twitter, baas: baas, faultScript: script)
     }

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import HeraldHTTP
 
 /// Why the sandbox could not start.
 public struct SandboxError: Error, Sendable, Hashable, CustomStringConvertible {
@@ -11,12 +7,8 @@ public struct SandboxError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The `errno` it set.
     public var code: Int32
 
-    static func socket(_ operation: String, _ code: Int32) -> SandboxError {
-        SandboxError(operation: operation, code: code)
-    }
-
     /// `bind to 127.0.0.1:8080 failed: Address already in use (errno 98)`.
     public var description: String {
-        "\(operation) failed: \(String(cString: strerror(code))) (errno \(code))"
+        HTTPServerError(operation: operation, code: code).description
     }
 }

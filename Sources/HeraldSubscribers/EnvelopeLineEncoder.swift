@@ -12,9 +12,10 @@ import Darwin
 ///
 /// The envelope's own fields are written by hand, with the bus id's text and the current
 /// second's timestamp cached; the event is streamed by ``EventJSONWriter``, or by `JSONEncoder`
-/// when the writer cannot follow it (remembered per event type). This is the sink's hot path.
-/// Not thread-safe: ``FileSink`` keeps it behind its lock.
-struct EnvelopeLineEncoder {
+/// when the writer cannot follow it (remembered per event type). This is the sink's hot path,
+/// and what the status endpoint's `/events` stream sends as each event's `data:`.
+/// Not thread-safe (it caches): ``FileSink`` keeps it behind its lock.
+public struct EnvelopeLineEncoder {
     private let encoder: JSONEncoder
     private let writer = EventJSONWriter()
     /// Event types ``EventJSONWriter`` could not write: straight to `JSONEncoder` next time.
@@ -26,7 +27,8 @@ struct EnvelopeLineEncoder {
     private var topicName = ""
     private var topicText: [UInt8] = [UInt8(ascii: "\""), UInt8(ascii: "\"")]
 
-    init() {
+    /// An encoder with empty caches.
+    public init() {
         encoder = JSONEncoder()
         encoder.outputFormatting = [.withoutEscapingSlashes]
         encoder.dateEncodingStrategy = .custom { date, encoder in
@@ -36,7 +38,9 @@ struct EnvelopeLineEncoder {
     }
 
     /// The line for `envelope`, newline included.
-    mutating func line(for envelope: Envelope<any Event>) throws -> [UInt8] {
+    ///
+    /// - Throws: the event's own encoding error, when it cannot be encoded at all.
+    public mutating func line(for envelope: Envelope<any Event>) throws -> [UInt8] {
         var line: [UInt8] = []
         try append(envelope, to: &line)
         return line

@@ -1,4 +1,13 @@
+import HeraldSync
+
 extension FileSink {
+    /// A copy of the sink's ``Statistics`` behind a lock of its own: the sink's state lock is
+    /// held across writes and fsyncs on its I/O thread, and a reader (a metrics scrape) must
+    /// never wait for the disk.
+    final class StatisticsMirror: Sendable {
+        let copy = SyncLock(Statistics())
+    }
+
     /// Counters of a ``FileSink`` since it was created.
     public struct Statistics: Sendable, Hashable {
         /// Lines written.

@@ -44,6 +44,7 @@ public final class FileSink: Sendable {
     /// Where the bus path's file I/O runs.
     let io: BlockingIOThread
     let state: SyncLock<State>
+    private let mirror: StatisticsMirror
     private let subscription = SyncLock<Subscription?>(nil)
     private let syncTask = SyncLock<Task<Void, Never>?>(nil)
 
@@ -64,7 +65,9 @@ public final class FileSink: Sendable {
         self.rotation = rotation
         self.clock = clock
         self.io = BlockingIOThread(name: "herald.sink.\(name)")
-        self.state = SyncLock(State())
+        let mirror = StatisticsMirror()
+        self.mirror = mirror
+        self.state = SyncLock(State(mirror: mirror))
     }
 
     deinit {
@@ -200,14 +203,19 @@ public final class FileSink: Sendable {
     }
 
     /// What the sink has done so far.
-    public var statistics: Statistics { state.withLock { $0.statistics } }
+    /// Never waits for a write or an fsync in progress.
+    public var statistics: Statistics { mirror.copy.withLock { $0 } }
 
     // MARK: Internals
 
     struct State {
         var file: JSONLinesFile?
         var dirty = false
-        var statistics = Statistics()
+        var statistics = Statistics() {
+            didSet { mirror.copy.withLock { $0 = statistics } }
+        }
+        /// Where ``statistics`` is copied to: see ``StatisticsMirror``.
+        let mirror: StatisticsMirror
         var encoder = EnvelopeLineEncoder()
         /// The lines of a batch not written yet, reused from batch to batch.
         var pending: [UInt8] = []

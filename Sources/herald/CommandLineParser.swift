@@ -8,6 +8,7 @@ enum Command: Equatable {
     case sandbox(port: Int?, config: String?)
     case tail(path: String, topics: [String], follow: Bool, json: Bool)
     case post(text: String, media: String?, config: String, service: String?)
+    case status(url: String?, config: String)
     case help(topic: String?)
     case version
 }
@@ -19,7 +20,7 @@ struct UsageError: Error, Equatable {
 
 /// Hand-written parsing: `herald [run|check|sandbox|help] [options]`.
 enum CommandLineParser {
-    static let commands = ["run", "check", "sandbox", "tail", "post", "help"]
+    static let commands = ["run", "check", "sandbox", "tail", "post", "status", "help"]
 
     static func parse(_ arguments: [String]) throws(UsageError) -> Command {
         var rest = arguments[...]
@@ -28,7 +29,7 @@ enum CommandLineParser {
         var name = "run"
         if let first = rest.first, !first.hasPrefix("-") {
             guard commands.contains(first) else {
-                throw UsageError(message: "unknown command '\(first)' (commands: run, check, sandbox, tail, post; see 'herald --help')")
+                throw UsageError(message: "unknown command '\(first)' (commands: run, check, sandbox, tail, post, status; see 'herald --help')")
             }
             name = first
             rest = rest.dropFirst()
@@ -36,7 +37,7 @@ enum CommandLineParser {
         if name == "help" {
             guard rest.count <= 1 else { throw UsageError(message: "help takes at most one command") }
             if let topic = rest.first, !commands.contains(topic) {
-                throw UsageError(message: "unknown command '\(topic)' (commands: run, check, sandbox, tail, post)")
+                throw UsageError(message: "unknown command '\(topic)' (commands: run, check, sandbox, tail, post, status)")
             }
             return .help(topic: rest.first)
         }
@@ -45,9 +46,11 @@ enum CommandLineParser {
         var config: String?
         var duration: Duration?
         var port: Int?
+        var url: String?
         let allowed: [String] = switch name {
         case "run": ["--config", "--for"]
         case "check": ["--config"]
+        case "status": ["--config", "--url"]
         default: ["--config", "--port"]
         }
         while let argument = rest.popFirst() {
@@ -69,7 +72,11 @@ enum CommandLineParser {
             }
             switch option {
             case "--config":
+                guard url == nil else { throw UsageError(message: "status takes --url or --config, not both") }
                 config = value
+            case "--url":
+                guard config == nil else { throw UsageError(message: "status takes --url or --config, not both") }
+                url = value
             case "--for":
                 guard let parsed = DurationText.parse(value), parsed > .zero else {
                     throw UsageError(message: "--for: \"\(value)\" is not a duration (250ms, 30s, 5m, 1h)")
@@ -85,6 +92,7 @@ enum CommandLineParser {
         switch name {
         case "check": return .check(config: config ?? "config.json")
         case "sandbox": return .sandbox(port: port, config: config)
+        case "status": return .status(url: url, config: config ?? "config.json")
         default: return .run(config: config ?? "config.json", duration: duration)
         }
     }

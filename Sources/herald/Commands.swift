@@ -61,6 +61,7 @@ enum Commands {
         do {
             let stopped = try await daemon.run(for: duration, stopOnSignals: true) { started in
                 if let url = started.sandboxURL { Terminal.err("herald: sandbox at \(url.absoluteString)") }
+                if let url = started.statusURL { Terminal.err("herald: status at \(url.absoluteString) (metrics at \(url.absoluteString)metrics)") }
                 Terminal.err("herald: running \(started.loaders.count) loader\(started.loaders.count == 1 ? "" : "s") (\(started.loaders.joined(separator: ", "))); Ctrl-C to stop")
             } stopping: { reason in
                 switch reason {

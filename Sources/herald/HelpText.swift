@@ -77,6 +77,20 @@ enum HelpText {
             Exit codes: 0 posted, 1 the post failed, 2 usage or configuration error,
             130 interrupted by SIGINT, 143 interrupted by SIGTERM.
             """
+        case "status": """
+            USAGE: herald status [--url URL | --config PATH]
+
+            Asks a running daemon's status endpoint (the config's "http" section) for /status
+            and prints its loaders as a table (state, last run, result, next run, pulls, new
+            items) and what waits in each outbox. Times are relative to the daemon's clock.
+
+            OPTIONS:
+              --url URL          the endpoint, e.g. http://127.0.0.1:8420 (as 'herald run' prints it)
+              --config PATH      read the endpoint's address from this configuration (default: config.json)
+              -h, --help         show this help
+
+            Exit codes: 0 shown, 1 the daemon could not be reached, 2 usage or configuration error.
+            """
         default: """
             USAGE: herald [COMMAND] [OPTIONS]
 
@@ -89,6 +103,7 @@ enum HelpText {
               sandbox            run the service emulator alone
               tail PATH          print (and follow) an event archive
               post TEXT          post one status (optionally with a video)
+              status             show a running daemon's loaders and outbox
               help [COMMAND]     show help
 
             OPTIONS:

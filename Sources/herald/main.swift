@@ -30,6 +30,8 @@ do {
         status = await Commands.sandbox(port: port, config: config)
     case .post(let text, let media, let config, let service):
         status = await Commands.post(text: text, media: media, config: config, service: service)
+    case .status(let url, let config):
+        status = await Commands.status(url: url, config: config)
     case .tail(let path, let topics, let follow, let json):
         status = await Commands.tail(path: path, topics: topics, follow: follow, json: json)
     }

@@ -16,7 +16,11 @@ import Darwin
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("herald-run-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let file = directory.appendingPathComponent("config.json")
-        try FileManager.default.copyItem(at: BuiltProducts.packageRoot.appendingPathComponent("config.json"), to: file)
+        // The status endpoint on a free port: runs of the suite (and other daemons) go on side by side.
+        let shipped = try String(contentsOf: BuiltProducts.packageRoot.appendingPathComponent("config.json"), encoding: .utf8)
+        let freePort = shipped.replacingOccurrences(of: #""listen": "127.0.0.1:8420""#, with: #""listen": "127.0.0.1:0""#)
+        #expect(freePort != shipped, "the shipped config no longer listens on 127.0.0.1:8420")
+        try freePort.write(to: file, atomically: true, encoding: .utf8)
         return file
     }
 

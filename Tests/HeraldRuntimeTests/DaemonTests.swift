@@ -126,6 +126,48 @@ final class WatchedWriter: LogWriter {
         }
     }
 
+    @Test(.timeLimit(.minutes(5)))
+    func theStatusEndpointReportsEveryLoaderAndIsReadyOnceStarted() async throws {
+        let state = FileManager.default.temporaryDirectory.appendingPathComponent("herald-daemon-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: state) }
+        var configuration = try Self.demo(state: state)
+        configuration.http = HTTPSettings(port: 0)
+        let writer = WatchedWriter()
+        let started = SyncLock<DaemonStarted?>(nil)
+        let daemon = Self.daemon(configuration, writer: writer)
+        let run = Task { try await daemon.run { info in started.withLock { $0 = info } } }
+        let loaders = ["home", "itmedia", "images", "todos"]
+        await writer.wait { lines in loaders.allSatisfy { id in lines.contains { $0.contains("loader.\(id).finished") } } }
+        let url = try #require(started.withLock { $0?.statusURL })
+        #expect(url.absoluteString.hasPrefix("http://127.0.0.1:"))
+
+        let ready = try await Curl.run(["-i", url.absoluteString + "readyz"])
+        #expect(ready.stdout.hasPrefix("HTTP/1.1 200 OK"))
+        let status = try await Curl.run([url.absoluteString + "status"])
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any])
+        let reported = (object["loaders"] as? [[String: Any]])?.compactMap { $0["id"] as? String }
+        #expect(reported == loaders.sorted())
+        #expect(object["ready"] as? Bool == true)
+        run.cancel()
+        _ = try await run.value
+    }
+
+    @Test func aStatusPortInUseIsARuntimeFailureNamingTheEndpoint() async throws {
+        let state = FileManager.default.temporaryDirectory.appendingPathComponent("herald-daemon-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: state) }
+        let occupant = try await Sandbox.start()
+        var configuration = try Self.demo(state: state)
+        configuration.http = HTTPSettings(port: occupant.port)
+        let daemon = HeraldDaemon(configuration: configuration, makeWriter: { _ in InMemoryLogWriter() })
+        do {
+            try await daemon.run(for: .milliseconds(10))
+            Issue.record("the daemon ran on a taken port")
+        } catch {
+            #expect(error.description.contains("http: cannot listen on 127.0.0.1:\(occupant.port)"), "\(error)")
+        }
+        await occupant.stop()
+    }
+
     @Test func aPortInUseIsARuntimeFailure() async throws {
         let state = FileManager.default.temporaryDirectory.appendingPathComponent("herald-daemon-\(UUID().uuidString)")
         let occupant = try await Sandbox.start()

@@ -6,6 +6,8 @@ import FoundationNetworking
 #endif
 
 @testable import HeraldSandbox
+@testable import HeraldHTTP
+import HeraldTestSupport
 
 @Suite struct SandboxServerTests {
     @Test func digestMatchesRFC2202AndFIPSVectors() {

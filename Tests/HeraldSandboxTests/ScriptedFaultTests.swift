@@ -4,6 +4,7 @@ import Synchronization
 import Testing
 
 @testable import HeraldSandbox
+import HeraldHTTP
 import HeraldSync
 
 /// A wall clock a test sets by hand.

@@ -15,6 +15,7 @@ public struct LoaderSchedule<C: Clock>: Service where C.Duration == Duration {
     private let seed: UInt64
     private let now: @Sendable () -> Date
     private let load: @Sendable () async -> LoadOutcome
+    private let monitor: ScheduleMonitor?
 
     /// Creates a schedule.
     ///
@@ -22,9 +23,11 @@ public struct LoaderSchedule<C: Clock>: Service where C.Duration == Duration {
     ///   - clock: the clock pauses are measured on (a manual clock in tests).
     ///   - seed: fixes the jitter.
     ///   - now: the wall-clock time, to turn a rate limit's reset date into a pause.
+    ///   - monitor: told of each load and of the next due time (a status page reads it).
     ///   - load: one load (a loader's ``Loader/load()``).
     public init(policy: SchedulePolicy, clock: C, seed: UInt64 = 0, now: @escaping @Sendable () -> Date = { Date() },
-                load: @escaping @Sendable () async -> LoadOutcome) {
+                monitor: ScheduleMonitor? = nil, load: @escaping @Sendable () async -> LoadOutcome) {
+        self.monitor = monitor
         self.policy = policy
         self.clock = clock
         self.seed = seed
@@ -42,18 +45,26 @@ public struct LoaderSchedule<C: Clock>: Service where C.Duration == Duration {
             try await waitUntilGroupStarted()
             await self.loop()
         }
+        monitor?.stopped()
     }
 
     private func loop() async {
         var state = ScheduleState(policy: policy, seed: seed)
         var tick = clock.now
         while !Task.isCancelled {
+            monitor?.loadStarted(at: now())
             let outcome = await load()
             if Task.isCancelled { return }
-            let pause = state.pause(after: outcome, now: now())
+            let ended = now()
+            let pause = state.pause(after: outcome, now: ended)
+            monitor?.loadEnded(outcome, at: ended, consecutiveFailures: state.consecutiveFailures)
             let current = clock.now
             tick = outcome.succeeded ? tick.advanced(by: pause) : current.advanced(by: pause)
             if tick < current { tick = current }
+            if let monitor {
+                let (seconds, attoseconds) = current.duration(to: tick).components
+                monitor.waiting(until: ended.addingTimeInterval(Double(seconds) + Double(attoseconds) / 1e18))
+            }
             do {
                 try await clock.sleep(until: tick, tolerance: nil)
             } catch {

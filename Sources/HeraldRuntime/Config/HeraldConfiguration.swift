@@ -4,8 +4,8 @@ import HeraldSandbox
 import HeraldServices
 import HeraldSubscribers
 
-/// A validated `config.json`: services, loaders, subscribers, the state directory and the
-/// embedded sandbox's settings. Made by ``ConfigLoader``; secrets are already resolved from
+/// A validated `config.json`: services, loaders, subscribers, the state directory, the
+/// embedded sandbox's settings and the status endpoint's address. Made by ``ConfigLoader``; secrets are already resolved from
 /// the environment.
 public struct HeraldConfiguration: Sendable {
     /// The directory of the configuration file; relative paths in it are resolved against it.
@@ -22,6 +22,8 @@ public struct HeraldConfiguration: Sendable {
     public var sandbox: SandboxSettings
     /// Every secret value, for redaction.
     public var secrets: [String]
+    /// The status endpoint (metrics, `/status`, the live page); nil when there is none.
+    public var http: HTTPSettings? = nil
 
     /// Whether some service points at the embedded sandbox.
     public var usesSandbox: Bool { services.values.contains { $0.endpoint == .sandbox } }

@@ -4,6 +4,8 @@ import Foundation
 public struct DaemonStarted: Sendable, Hashable {
     /// The embedded sandbox's URL, when one was started.
     public var sandboxURL: URL?
+    /// The status endpoint's URL (`http://127.0.0.1:8420/`), when the config has an `http` section.
+    public var statusURL: URL?
     /// The loaders running, by id.
     public var loaders: [String]
     /// The subscribers running, by name.

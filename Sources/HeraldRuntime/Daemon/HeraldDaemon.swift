@@ -4,17 +4,19 @@ import HeraldLifecycle
 import HeraldLoaders
 import HeraldSandbox
 import HeraldServices
+import HeraldStatus
 import HeraldSubscribers
 import HeraldSync
 
 /// The running program: a `ServiceGroup` of the embedded sandbox (when a service points at
-/// it), the log and file subscribers, the bus's drain, the post schedulers and the loaders'
-/// schedules, made from a validated configuration.
+/// it), the status endpoint (with an `http` section), the log and file subscribers, the bus's
+/// drain, the post schedulers and the loaders' schedules, made from a validated configuration.
 ///
 /// The group starts them in that order, each once the one before it is ready, and stops them in
 /// reverse: the schedules (cancelling loads in flight), the post schedulers (what they have not
 /// sent stays in their outboxes), the drain (so their last events are delivered), the
-/// subscribers (file sinks sync and close), the sandbox. See ``run(for:stopOnSignals:started:stopping:)``.
+/// subscribers (file sinks sync and close), the status endpoint, the sandbox. The endpoint is
+/// ready (`/readyz`) once the group has started every part. See ``run(for:stopOnSignals:started:stopping:)``.
 public struct HeraldDaemon: Sendable {
     /// Makes the writer of a log subscriber's output.
     public typealias WriterFactory = @Sendable (LogSettings.Output) throws -> any LogWriter
@@ -23,7 +25,7 @@ public struct HeraldDaemon: Sendable {
     public let configuration: HeraldConfiguration
     private let makeWriter: WriterFactory
     private let drainTimeout: Duration
-    private let makeSchedule: @Sendable (SchedulePolicy, UInt64, @escaping @Sendable () async -> LoadOutcome) -> any Service
+    private let makeSchedule: @Sendable (SchedulePolicy, UInt64, ScheduleMonitor, @escaping @Sendable () async -> LoadOutcome) -> any Service
     private let makeGroup: @Sendable ([ServiceGroup.Member], [UnixSignal], Duration?, @escaping @Sendable (ServiceGroup.Event) -> Void) -> ServiceGroup
     private let postClock: any Clock<Duration>
     private let now: @Sendable () -> Date
@@ -43,7 +45,9 @@ public struct HeraldDaemon: Sendable {
     public init<C: Clock>(configuration: HeraldConfiguration, makeWriter: WriterFactory? = nil, drainTimeout: Duration = .seconds(3),
                           clock: C, now: @escaping @Sendable () -> Date = { Date() },
                           postFaultHook: (@Sendable (PostScheduler.FaultPoint) -> Void)? = nil) where C.Duration == Duration {
-        self.makeSchedule = { policy, seed, load in LoaderSchedule(policy: policy, clock: clock, seed: seed, now: now, load: load) }
+        self.makeSchedule = { policy, seed, monitor, load in
+            LoaderSchedule(policy: policy, clock: clock, seed: seed, now: now, monitor: monitor, load: load)
+        }
         self.makeGroup = { members, signals, duration, onEvent in
             ServiceGroup(members, signals: signals, stopAfter: duration, clock: clock, onEvent: onEvent)
         }
@@ -100,13 +104,17 @@ public struct HeraldDaemon: Sendable {
         let store = LoaderStateStore(directory: configuration.stateDirectory)
         var members: [ServiceGroup.Member] = []
         if let sandbox { members.append(.init("sandbox", sandbox)) }
+        // The status endpoint next: it serves (and /readyz says "not ready") while the rest starts.
+        let sources = StatusSources(bus: bus)
+        let endpoint = configuration.http.map { http in StatusEndpoint(host: http.host, port: http.port, sources: sources, now: now) }
+        if let endpoint { members.append(.init("http", endpoint)) }
         let names = configuration.subscribers.keys.sorted()
         for name in names {
             switch configuration.subscribers[name] {
             case .log(let log)?:
                 members.append(.init("subscribers.\(name)", DeferredService { [self] in try logService(log, bus: bus) }))
             case .file(let archive)?:
-                members.append(.init("subscribers.\(name)", DeferredService { [self] in archiveService(archive, bus: bus) }))
+                members.append(.init("subscribers.\(name)", DeferredService { [self] in archiveService(archive, bus: bus, sources: sources) }))
             case .post?, nil:
                 continue
             }
@@ -117,20 +125,26 @@ public struct HeraldDaemon: Sendable {
         for name in names {
             guard case .post(let posting)? = configuration.subscribers[name] else { continue }
             members.append(.init("subscribers.\(name)", DeferredService { [self] in
-                try makePostScheduler(name, posting, sandbox: sandbox?.sandbox).service(on: bus)
+                let scheduler = try makePostScheduler(name, posting, sandbox: sandbox?.sandbox)
+                sources.add(poster: scheduler)
+                return scheduler.service(on: bus)
             }))
         }
         for id in configuration.loaders.keys.sorted() {
             guard let settings = configuration.loaders[id] else { continue }
+            let monitor = ScheduleMonitor()
+            sources.add(StatusSources.Loader(id: id, kind: settings.kind.name, monitor: monitor))
             members.append(.init("loaders.\(id)", DeferredService { [self] in
                 let loader = try makeLoader(id, settings, bus: bus, store: store, sandbox: sandbox?.sandbox)
-                return makeSchedule(settings.schedule, Self.seed(id), { await loader.load() })
+                return makeSchedule(settings.schedule, Self.seed(id), monitor, { await loader.load() })
             }))
         }
         let announcement = announcement
         let group = makeGroup(members, stopOnSignals ? [.sigint, .sigterm] : [], duration) { event in
             switch event {
-            case .started: started(announcement(sandbox?.sandbox?.baseURL))
+            case .started:
+                sources.markReady()
+                started(announcement(sandbox?.sandbox?.baseURL, endpoint?.url))
             case .stopping(let reason): stopping(DaemonStopping(reason))
             case .stoppingAtOnce(let signal): stopping(.signalAgain(signal.rawValue))
             }
@@ -152,7 +166,7 @@ public struct HeraldDaemon: Sendable {
     }
 
     /// What ``run(for:stopOnSignals:started:stopping:)`` tells its host once every part runs.
-    private var announcement: @Sendable (URL?) -> DaemonStarted {
+    private var announcement: @Sendable (URL?, URL?) -> DaemonStarted {
         let loaders = configuration.loaders.keys.sorted()
         // Log subscribers are named as their events' senders are; post subscribers come last,
         // as they start after the others.
@@ -166,7 +180,7 @@ public struct HeraldDaemon: Sendable {
             }
         }
         let subscribers = started + posters
-        return { url in DaemonStarted(sandboxURL: url, loaders: loaders, subscribers: subscribers) }
+        return { url, status in DaemonStarted(sandboxURL: url, statusURL: status, loaders: loaders, subscribers: subscribers) }
     }
 
     /// One more than the largest `seq` in the file subscribers' archives (1 when there are
@@ -186,11 +200,12 @@ public struct HeraldDaemon: Sendable {
     }
 
     /// A file subscriber as a service: its archive opened and subscribed when the group starts it.
-    private func archiveService(_ archive: ArchiveSettings, bus: EventBus) -> any Service {
+    private func archiveService(_ archive: ArchiveSettings, bus: EventBus, sources: StatusSources) -> any Service {
         let sink = FileSink(
             name: archive.name, path: ConfigLoader.resolve(archive.path, against: configuration.directory).path,
             patterns: archive.topics.map { TopicPattern(stringLiteral: $0) }, durability: archive.durability,
             syncEvery: archive.syncEvery, rotation: archive.rotation)
+        sources.add(archive: sink)
         return sink.service(on: bus)
     }
 
@@ -205,7 +220,7 @@ public struct HeraldDaemon: Sendable {
         let subscriber = LogSubscriber(
             name: "subscriber.\(log.name)", patterns: log.topics.map { TopicPattern(stringLiteral: $0) },
             level: log.level, format: log.format, writer: writer,
-            summarizers: [LoaderEventSummaries.summarizer], redactor: Redactor(secrets: configuration.secrets))
+            summarizers: [LoaderEventSummaries.summarizer, StatusEventSummaries.summarizer], redactor: Redactor(secrets: configuration.secrets))
         return subscriber.service(on: bus)
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import HeraldHTTP
 
 /// Checks OAuth 1.0a HMAC-SHA1 signatures the way the Twitter API does, with its own base
 /// string and digest code.

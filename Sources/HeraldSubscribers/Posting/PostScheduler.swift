@@ -71,9 +71,9 @@ public final class PostScheduler: Sendable {
     private let clock: any Clock<Duration>
     private let now: @Sendable () -> Date
     private let faultHook: (@Sendable (FaultPoint) -> Void)?
-    private let state = SyncLock(State())
+    let state = SyncLock(State())
 
-    private struct State {
+    struct State {
         var bus: EventBus?
         var subscriptions: [Subscription] = []
         var queues: [String: AsyncStream<Queued>.Continuation] = [:]
@@ -81,13 +81,18 @@ public final class PostScheduler: Sendable {
         var known: Set<String> = []
         var sends: [String: [Date]] = [:]
         var pending = 0
+        /// The posts counted in `pending`, by key, for ``snapshot``.
+        var waiting: [String: Snapshot.Waiting] = [:]
+        /// Outcomes since start, by rule.
+        var sent: [String: Int] = [:]
+        var failed: [String: Int] = [:]
         /// Intents the outbox refused, held on ``PostOutbox/io`` until written.
         var held = 0
         /// What ``prepare()`` read, for the next ``start(on:)``.
         var prepared: PostOutbox.Recovery?
     }
 
-    private struct Queued: Sendable {
+    struct Queued: Sendable {
         var intent: PostIntent
         var mayExist: Bool
         /// The intent's append, queued on the outbox's I/O thread at intake (nil: the intent was
@@ -281,6 +286,8 @@ public final class PostScheduler: Sendable {
             guard let queue = state.queues[rule] else { return false }
             state.known.insert(queued.intent.key)
             state.pending += 1
+            let intent = queued.intent
+            state.waiting[intent.key] = Snapshot.Waiting(key: intent.key, rule: intent.rule, service: intent.service, created: intent.created)
             queue.yield(queued)
             return true
         }
@@ -356,7 +363,12 @@ public final class PostScheduler: Sendable {
         var requests = 0
         var failures = 0
         var backoff = retry.initial
-        defer { state.withLock { $0.pending -= 1 } }
+        defer {
+            state.withLock { state in
+                state.pending -= 1
+                state.waiting[intent.key] = nil
+            }
+        }
         if let journal = queued.journal, !(await journal.value) {
             guard await record(intent) else { return }
         }
@@ -472,6 +484,7 @@ public final class PostScheduler: Sendable {
         // sends it again, and the service's duplicate detection (or the BaaS key) absorbs it.
         await outbox.io.run { [outbox] in _ = try? outbox.markDone(intent.key, rule: intent.rule, result: "sent", at: date) }
         let bus = state.withLock { state -> EventBus? in
+            state.sent[intent.rule, default: 0] += 1
             if let rate = rule.rate {
                 let window = rate.period.timeInterval
                 state.sends[rule.name, default: []].removeAll { date.timeIntervalSince($0) >= window }
@@ -487,7 +500,10 @@ public final class PostScheduler: Sendable {
     private func finish(_ intent: PostIntent, rule: PostRule, failure: String, status: Int?, requests: Int) async {
         let date = now()
         await outbox.io.run { [outbox] in _ = try? outbox.markDone(intent.key, rule: intent.rule, result: "failed", at: date) }
-        let bus = state.withLock { $0.bus }
+        let bus = state.withLock { state in
+            state.failed[intent.rule, default: 0] += 1
+            return state.bus
+        }
         _ = try? bus?.post(PostFailed(rule: intent.rule, key: intent.key, service: intent.service, reason: failure, status: status,
                                       correlation: intent.correlation, attempts: requests),
                            from: Sender(name), correlation: intent.correlation.flatMap(EventID.init))

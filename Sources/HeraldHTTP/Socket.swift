@@ -18,10 +18,15 @@ enum Socket {
     private static let noSignal: Int32 = 0
     #endif
 
-    /// Opens a listening TCP socket on 127.0.0.1:`port` (0 = ephemeral); returns it and the port.
-    static func listen(port: Int) throws(SandboxError) -> (fd: Int32, port: Int) {
+    /// Opens a listening TCP socket on `host` (an IPv4 address, 127.0.0.1 by default) and `port`
+    /// (0 = ephemeral); returns it and the port.
+    static func listen(host: String = "127.0.0.1", port: Int) throws(HTTPServerError) -> (fd: Int32, port: Int) {
+        var hostAddress = in_addr()
+        guard inet_pton(AF_INET, host, &hostAddress) == 1 else {
+            throw HTTPServerError(operation: "\(host) is not an IPv4 address", code: 0)
+        }
         let fd = socket(AF_INET, streamType, 0)
-        guard fd >= 0 else { throw SandboxError.socket("socket", errno) }
+        guard fd >= 0 else { throw HTTPServerError.socket("socket", errno) }
         // Non-blocking, so an accept(2) after a peer gave up between poll(2) and accept(2)
         // returns EAGAIN instead of blocking the accepting thread.
         _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
@@ -37,7 +42,7 @@ enum Socket {
         #endif
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(clamping: port)).bigEndian
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_addr = hostAddress
         let bound = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
                 bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
@@ -46,12 +51,12 @@ enum Socket {
         guard bound == 0 else {
             let code = errno
             close(fd)
-            throw SandboxError.socket("bind to 127.0.0.1:\(port)", code)
+            throw HTTPServerError.socket("bind to \(host):\(port)", code)
         }
         guard posixListen(fd, 128) == 0 else {
             let code = errno
             close(fd)
-            throw SandboxError.socket("listen", code)
+            throw HTTPServerError.socket("listen", code)
         }
         var actual = sockaddr_in()
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
@@ -81,6 +86,25 @@ enum Socket {
         return descriptors[1].revents != 0 ? .readable : .timedOut
     }
 
+    /// What a stream's wait ended with.
+    enum StreamReadiness: Equatable {
+        case readable
+        case woken
+        case notified
+        case timedOut
+    }
+
+    /// ``wait(_:wake:milliseconds:)`` that also watches `notifier`, a stream's wake-up pipe.
+    static func wait(_ fd: Int32, wake: Int32, notifier: Int32, milliseconds: Int32) -> StreamReadiness {
+        var descriptors = [pollfd(fd: wake, events: Int16(POLLIN), revents: 0), pollfd(fd: notifier, events: Int16(POLLIN), revents: 0),
+                           pollfd(fd: fd, events: Int16(POLLIN), revents: 0)]
+        let count = descriptors.withUnsafeMutableBufferPointer { poll($0.baseAddress, nfds_t($0.count), milliseconds) }
+        guard count > 0 else { return .timedOut }
+        if descriptors[0].revents != 0 { return .woken }
+        if descriptors[1].revents != 0 { return .notified }
+        return descriptors[2].revents != 0 ? .readable : .timedOut
+    }
+
     /// Milliseconds for poll(2) from a duration: rounded up, so a wait never ends before its
     /// time, and clamped to what poll takes.
     static func pollMilliseconds(_ duration: Duration) -> Int32 {
@@ -89,9 +113,9 @@ enum Socket {
 
     /// A pipe whose write end, written once, wakes every ``wait(_:wake:milliseconds:)`` on its
     /// read end for good (it is never drained).
-    static func makeWakePipe() throws(SandboxError) -> (read: Int32, write: Int32) {
+    static func makeWakePipe() throws(HTTPServerError) -> (read: Int32, write: Int32) {
         var ends: [Int32] = [-1, -1]
-        guard pipe(&ends) == 0 else { throw SandboxError.socket("pipe", errno) }
+        guard pipe(&ends) == 0 else { throw HTTPServerError.socket("pipe", errno) }
         for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
         return (ends[0], ends[1])
     }

@@ -11,34 +11,43 @@ import Darwin
 ///
 /// Reads block a thread of their own, never the cooperative pool; they have no deadline of
 /// their own (a test's time limit bounds them) and end when the awaiting task is cancelled.
-final class RawClient: Sendable {
+public final class RawClient: Sendable {
     private let fd: Int32
 
-    init?(port: Int) {
+    /// Connects to 127.0.0.1:`port`; nil when nothing listens.
+    public init?(port: Int) {
+        guard let fd = Self.connect(port: port) else { return nil }
+        self.fd = fd
+    }
+
+    /// A TCP socket connected to 127.0.0.1:`port` (after `prepare` ran on it), or nil.
+    public static func connect(port: Int, prepare: (Int32) -> Void = { _ in }) -> Int32? {
         #if canImport(Glibc)
-        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         #else
-        fd = socket(AF_INET, SOCK_STREAM, 0)
+        let fd = socket(AF_INET, SOCK_STREAM, 0)
         #endif
         guard fd >= 0 else { return nil }
+        prepare(fd)
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port)).bigEndian
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connectSocket(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
         guard connected == 0 else {
             close(fd)
             return nil
         }
+        return fd
     }
 
     deinit { close(fd) }
 
     /// Sends all of `text`; false when the peer is gone.
     @discardableResult
-    func send(_ text: String) -> Bool {
+    public func send(_ text: String) -> Bool {
         let bytes = Array(text.utf8)
         var offset = 0
         while offset < bytes.count {
@@ -51,7 +60,7 @@ final class RawClient: Sendable {
     }
 
     /// Half-closes the connection: the server sees the end of the request stream.
-    func shutdownWriting() {
+    public func shutdownWriting() {
         #if canImport(Glibc)
         _ = shutdown(fd, Int32(SHUT_WR))
         #else
@@ -60,24 +69,25 @@ final class RawClient: Sendable {
     }
 
     /// What a read saw.
-    struct Received: Sendable {
-        var text: String
+    public struct Received: Sendable {
+        /// What arrived, as UTF-8.
+        public var text: String
         /// Whether the peer closed the connection (end of stream or reset).
-        var closed: Bool
+        public var closed: Bool
     }
 
     /// Reads until `predicate` holds for the text so far or the peer closes.
-    func read(until predicate: @escaping @Sendable (String) -> Bool) async -> String {
+    public func read(until predicate: @escaping @Sendable (String) -> Bool) async -> String {
         await receive(until: predicate).text
     }
 
     /// Reads until the peer closes the connection.
-    func readToEnd() async -> Received {
+    public func readToEnd() async -> Received {
         await receive { _ in false }
     }
 
     /// Reads until `predicate` holds for the text so far or the peer closes.
-    func receive(until predicate: @escaping @Sendable (String) -> Bool) async -> Received {
+    public func receive(until predicate: @escaping @Sendable (String) -> Bool) async -> Received {
         let fd = self.fd
         return await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Received, Never>) in
@@ -109,6 +119,12 @@ final class RawClient: Sendable {
         }
     }
 }
+
+#if canImport(Glibc)
+private func connectSocket(_ fd: Int32, _ address: UnsafePointer<sockaddr>, _ length: socklen_t) -> Int32 { Glibc.connect(fd, address, length) }
+#else
+private func connectSocket(_ fd: Int32, _ address: UnsafePointer<sockaddr>, _ length: socklen_t) -> Int32 { Darwin.connect(fd, address, length) }
+#endif
 
 #if canImport(Glibc)
 private func sendBytes(_ fd: Int32, _ bytes: UnsafeRawPointer?, _ count: Int) -> Int { Glibc.send(fd, bytes, count, Int32(MSG_NOSIGNAL)) }

@@ -1,7 +1,7 @@
 import Foundation
 
-/// One HTTP request as the sandbox received it.
-public struct SandboxRequest: Sendable {
+/// One HTTP request as an ``HTTPServer`` received it.
+public struct HTTPServerRequest: Sendable {
     /// The method, e.g. `GET`.
     public var method: String
     /// The path as sent, still percent-encoded (OAuth signs it that way).
@@ -15,6 +15,17 @@ public struct SandboxRequest: Sendable {
     /// The protocol version from the request line, e.g. `HTTP/1.1`.
     public var version: String = "HTTP/1.1"
 
+    /// A request from its parts (for tests of handlers).
+    public init(method: String, rawPath: String, rawQuery: String = "", headers: [(name: String, value: String)] = [],
+                body: Data = Data(), version: String = "HTTP/1.1") {
+        self.method = method
+        self.rawPath = rawPath
+        self.rawQuery = rawQuery
+        self.headers = headers
+        self.body = body
+        self.version = version
+    }
+
     /// The first value of a header, any case.
     public func header(_ name: String) -> String? {
         let lowered = name.lowercased()
@@ -24,7 +35,7 @@ public struct SandboxRequest: Sendable {
     /// The path percent-decoded.
     public var path: String { rawPath.removingPercentEncoding ?? rawPath }
 
-    /// The query parameters, decoded.
+    /// The query parameters, decoded (`+` as a space), in order; a name may repeat.
     public var queryItems: [(String, String)] { FormCodec.decode(rawQuery) }
 
     /// The first query parameter named `name`.
@@ -40,7 +51,7 @@ public struct SandboxRequest: Sendable {
 
     /// Whether the client asked to close the connection after this exchange.
     /// HTTP/1.1 keeps the connection unless told to close; HTTP/1.0 closes unless told to keep it.
-    var wantsClose: Bool {
+    public var wantsClose: Bool {
         let connection = header("Connection")?.lowercased() ?? ""
         if version == "HTTP/1.0" { return !connection.contains("keep-alive") }
         return connection.contains("close")

@@ -9,48 +9,48 @@ import Glibc
 import Darwin
 #endif
 
-@testable import HeraldSandbox
+@testable import HeraldHTTP
 import HeraldSync
 
 /// The server's bounds: connections, body bytes held, head time, and what happens when accept
 /// runs out of descriptors. Nothing here measures time: deadlines follow an injected clock.
 @Suite(.timeLimit(.minutes(5))) struct HTTPServerLimitTests {
-    static let health = "GET /_sandbox/health HTTP/1.1\r\nHost: x\r\n\r\n"
+    static let health = "GET /health HTTP/1.1\r\nHost: x\r\n\r\n"
 
     /// A server answering every request with the size of its body.
     static func echoServer(limits: HTTPServerLimits, seams: HTTPServer.Seams = HTTPServer.Seams()) throws -> HTTPServer {
-        let server = try HTTPServer(port: 0, limits: limits, seams: seams) { request in
-            SandboxResponse(status: 200, body: Data("\(request.body.count)".utf8))
-        }
+        let server = try HTTPServer(port: 0, limits: limits, seams: seams, handler: HTTPClosureHandler { request in
+            HTTPServerResponse(status: 200, body: Data("\(request.body.count)".utf8))
+        })
         server.start()
         return server
     }
 
     @Test func connectionsBeyondTheCapAreAnswered503AndClosed() async throws {
-        let sandbox = try await Sandbox.start(limits: HTTPServerLimits(maxConnections: 2))
-        let first = try #require(RawClient(port: sandbox.port))
-        let second = try #require(RawClient(port: sandbox.port))
+        let server = try Self.echoServer(limits: HTTPServerLimits(maxConnections: 2))
+        let first = try #require(RawClient(port: server.port))
+        let second = try #require(RawClient(port: server.port))
         for client in [first, second] {
             client.send(Self.health)
-            _ = await client.read { $0.hasSuffix(#"{"status":"ok"}"#) }
+            _ = await client.read { $0.hasSuffix("\r\n\r\n0") }
         }
         // Both stay open (keep-alive); a third is refused at once, without a thread.
-        let third = try #require(RawClient(port: sandbox.port))
+        let third = try #require(RawClient(port: server.port))
         third.send(Self.health)
         let refused = await third.readToEnd()
         #expect(refused.text.hasPrefix("HTTP/1.1 503 Service Unavailable"), "got \(refused.text.debugDescription)")
         #expect(refused.text.contains("Retry-After: 1"))
         #expect(refused.closed)
-        #expect(sandbox.requestsReceived == 2)
+        #expect(server.requestsReceived == 2)
 
         // Once one ends, a new connection is served again.
         first.shutdownWriting()
         _ = await first.readToEnd()
-        await sandbox.server.waitUntil { $0.connections.count < 2 }
-        let fourth = try #require(RawClient(port: sandbox.port))
+        await server.waitUntil { $0.connections.count < 2 }
+        let fourth = try #require(RawClient(port: server.port))
         fourth.send(Self.health)
-        #expect(await fourth.read { $0.hasSuffix(#"{"status":"ok"}"#) }.hasPrefix("HTTP/1.1 200 OK"))
-        await sandbox.stop()
+        #expect(await fourth.read { $0.hasSuffix("\r\n\r\n0") }.hasPrefix("HTTP/1.1 200 OK"))
+        await server.stop()
     }
 
     @Test func aBodyThatWouldOverrunTheBudgetIsRefused503BeforeItIsRead() async throws {

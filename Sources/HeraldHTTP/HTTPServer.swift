@@ -1,12 +1,22 @@
 import Foundation
+import HeraldSync
 
 /// A small HTTP/1.1 server on POSIX sockets: one thread accepts, one thread per connection, at
-/// most ``HTTPServerLimits/maxConnections`` of them.
+/// most ``HTTPServerLimits/maxConnections`` of them, each request answered by a
+/// ``HTTPRequestHandler`` on its connection's thread.
 ///
-/// Threads (not tasks) because every socket call here blocks. Each wait also watches a stop
-/// pipe, so `stop()` wakes every thread at once instead of each polling a flag.
-final class HTTPServer: Sendable {
-    typealias Handler = @Sendable (SandboxRequest) -> SandboxResponse
+/// Threads (not tasks) because every socket call here blocks: none of it ever runs on Swift's
+/// cooperative pool. Each wait also watches a stop pipe, so `stop()` wakes every thread at once
+/// instead of each polling a flag. Requests are read by RFC 9112 (see ``HTTPServerLimits`` for
+/// the bounds); a request the grammar refuses is answered `400` (or `413`, `408`, `505`) as
+/// `{"error": reason}` and its connection closed.
+///
+/// ```swift
+/// let server = try HTTPServer(port: 0, handler: HTTPClosureHandler { _ in .text(200, "hi") })
+/// server.start()
+/// await server.stop()
+/// ```
+public final class HTTPServer: Sendable {
 
     /// Injection points for tests.
     struct Seams: Sendable {
@@ -22,17 +32,20 @@ final class HTTPServer: Sendable {
     }
 
     /// What the server is doing, as ``waitUntil(_:)`` conditions see it.
-    struct Snapshot: Sendable {
-        var stopping: Bool
-        var requests: Int
+    public struct Snapshot: Sendable {
+        /// Whether ``stop()`` was called.
+        public var stopping: Bool
+        /// Requests received so far.
+        public var requests: Int
         /// The phase of each open connection.
-        var connections: [HTTPRequestReader.Phase]
-        var bufferedBodyBytes: Int
+        public var connections: [HTTPConnectionPhase]
+        /// Body bytes held across connections.
+        public var bufferedBodyBytes: Int
     }
 
     private struct Connection {
         var fd: Int32
-        var phase: HTTPRequestReader.Phase
+        var phase: HTTPConnectionPhase
     }
 
     private enum Lifecycle {
@@ -72,20 +85,38 @@ final class HTTPServer: Sendable {
         }
     }
 
-    let port: Int
-    let limits: HTTPServerLimits
+    /// The port it listens on (the chosen one when made with port 0).
+    public let port: Int
+    /// The address it listens on.
+    public let host: String
+    /// Its bounds.
+    public let limits: HTTPServerLimits
+    private let name: String
     private let listenFD: Int32
     private let wake: (read: Int32, write: Int32)
-    private let handler: Handler
+    private let handler: any HTTPRequestHandler
     private let seams: Seams
-    private let state = Locked(State())
+    private let state = SyncLock(State())
     private let running = DispatchGroup()
 
     private static let origin = ContinuousClock.now
     static let monotonicUptime: @Sendable () -> Duration = { ContinuousClock.now - origin }
 
-    init(port: Int, limits: HTTPServerLimits = HTTPServerLimits(), seams: Seams = Seams(), handler: @escaping Handler) throws(SandboxError) {
-        let (fd, actualPort) = try Socket.listen(port: port)
+    /// Binds `host:port` (an IPv4 address; port 0 = any free port) and listens; nothing is
+    /// served before ``start()``.
+    ///
+    /// - Parameters:
+    ///   - name: names its threads (`<name>-accept`, `<name>-connection`).
+    /// - Throws: ``HTTPServerError`` when the address is not IPv4, or the socket cannot be
+    ///   opened or bound (the port is taken).
+    public convenience init(name: String = "http", host: String = "127.0.0.1", port: Int, limits: HTTPServerLimits = HTTPServerLimits(),
+                            handler: some HTTPRequestHandler) throws(HTTPServerError) {
+        try self.init(name: name, host: host, port: port, limits: limits, seams: Seams(), handler: handler)
+    }
+
+    init(name: String = "http", host: String = "127.0.0.1", port: Int, limits: HTTPServerLimits = HTTPServerLimits(), seams: Seams,
+         handler: some HTTPRequestHandler) throws(HTTPServerError) {
+        let (fd, actualPort) = try Socket.listen(host: host, port: port)
         do {
             wake = try Socket.makeWakePipe()
         } catch {
@@ -94,12 +125,15 @@ final class HTTPServer: Sendable {
         }
         self.listenFD = fd
         self.port = actualPort
+        self.host = host
+        self.name = name
         self.limits = limits
         self.seams = seams
         self.handler = handler
     }
 
-    func start() {
+    /// Starts the accepting thread. Calling it again, or after ``stop()``, does nothing.
+    public func start() {
         let starting = state.withLock { state -> Bool in
             guard state.lifecycle == .created else { return false }
             state.lifecycle = .running
@@ -111,13 +145,13 @@ final class HTTPServer: Sendable {
             acceptLoop()
             running.leave()
         }
-        thread.name = "sandbox-accept"
+        thread.name = "\(name)-accept"
         thread.start()
     }
 
     /// Stops accepting, closes every connection and waits for all threads to end. A second
     /// call waits for the same end.
-    func stop() async {
+    public func stop() async {
         let (first, wasRunning) = mutate { state -> (Bool, Bool) in
             guard state.lifecycle != .stopping else { return (false, false) }
             let wasRunning = state.lifecycle == .running
@@ -144,16 +178,20 @@ final class HTTPServer: Sendable {
 
     private var isStopping: Bool { state.withLock { $0.lifecycle == .stopping } }
 
-    var requestsReceived: Int { state.withLock { $0.requests } }
+    /// Requests received so far.
+    public var requestsReceived: Int { state.withLock { $0.requests } }
+
+    /// What it is doing now.
+    public var snapshot: Snapshot { state.withLock { $0.snapshot } }
 
     /// Returns once `count` requests have been received, the server stops, or the calling
     /// task is cancelled: tests await a request instead of sleeping.
-    func waitForRequests(_ count: Int) async {
+    public func waitForRequests(_ count: Int) async {
         await waitUntil { $0.requests >= count }
     }
 
     /// Returns once `condition` holds, the server stops, or the calling task is cancelled.
-    func waitUntil(_ condition: @escaping @Sendable (Snapshot) -> Bool) async {
+    public func waitUntil(_ condition: @escaping @Sendable (Snapshot) -> Bool) async {
         let id = state.withLock { state -> Int in
             state.nextWaiter += 1
             return state.nextWaiter
@@ -174,7 +212,7 @@ final class HTTPServer: Sendable {
     }
 
     /// Changes the state, then resumes the waiters the change satisfied (outside the lock).
-    private func mutate<Result>(_ body: (inout State) -> Result) -> Result {
+    private func mutate<Result: Sendable>(_ body: (inout State) -> Result) -> Result {
         let (result, waiters) = state.withLock { state -> (Result, [CheckedContinuation<Void, Never>]) in
             let result = body(&state)
             return (result, state.releasableWaiters())
@@ -234,8 +272,7 @@ final class HTTPServer: Sendable {
             Socket.close(fd)
             return false
         case .full:
-            let response = SandboxResponse.json(
-                503, .object([("error", .string("too many connections; retry later"))]), headers: [("Retry-After", "1")])
+            let response = HTTPServerResponse.error(503, "too many connections; retry later", headers: [("Retry-After", "1")])
             Socket.refuse(fd, with: ResponseWriter.bytes(of: response, close: true))
             return true
         case .admitted(let id):
@@ -249,7 +286,7 @@ final class HTTPServer: Sendable {
                 Socket.close(fd)
                 running.leave()
             }
-            thread.name = "sandbox-connection"
+            thread.name = "\(name)-connection"
             thread.start()
             return true
         }
@@ -271,7 +308,7 @@ final class HTTPServer: Sendable {
             release: { [self] count in mutate { $0.bufferedBodyBytes -= count } }))
         defer { reader.releaseBody() }
         while true {
-            let request: SandboxRequest
+            let request: HTTPServerRequest
             switch reader.next() {
             case .request(let received):
                 request = received
@@ -287,9 +324,16 @@ final class HTTPServer: Sendable {
                 state.requests += 1
                 state.connections[id]?.phase = .handling
             }
-            let response = handler(request)
+            let response = handler.respond(to: request)
             if response.closesIdleConnections { closeIdleConnections() }
-            guard pause(response.delay), response.delivery != .drop else { return }
+            guard pause(response.delay), response.delivery != .drop else {
+                response.stream?.abandoned()
+                return
+            }
+            if let stream = response.stream {
+                serveStream(response, stream, on: id, fd, withoutBody: request.method == "HEAD")
+                return
+            }
             let close = request.wantsClose || response.closesConnection
             let written = ResponseWriter.write(
                 response, to: fd, close: close, withoutBody: request.method == "HEAD", pause: pause)
@@ -305,7 +349,7 @@ final class HTTPServer: Sendable {
     /// discard the answer before the client reads it.
     private func reject(_ fd: Int32, _ rejection: HTTPRejection) {
         let headers: [(name: String, value: String)] = rejection.status == 503 ? [("Retry-After", "1")] : []
-        let response = SandboxResponse.json(rejection.status, .object([("error", .string(rejection.reason))]), headers: headers)
+        let response = HTTPServerResponse.error(rejection.status, rejection.reason, headers: headers)
         guard ResponseWriter.write(response, to: fd, close: true) else { return }
         Socket.shutdownWriting(fd)
         let deadline = ContinuousClock.now + .seconds(1)
@@ -323,7 +367,7 @@ extension HTTPServer {
     /// next request opens a new one. A scripted drop needs that: libcurl (URLSession on Linux)
     /// silently resends a request whose reused connection closed without an answer, which would
     /// hide the drop and consume the next outcome, or hang a POST.
-    func closeIdleConnections() {
+    public func closeIdleConnections() {
         state.withLock { state in
             // Under the lock, like stop(): see there.
             for connection in state.connections.values where connection.phase == .idle {
@@ -341,5 +385,20 @@ extension HTTPServer {
             guard left > .zero else { return !isStopping }
             if Socket.wait(-1, wake: wake.read, milliseconds: Socket.pollMilliseconds(left)) == .woken { return false }
         }
+    }
+}
+
+extension HTTPServer {
+    /// Writes a streamed response's head, then runs its body on this (the connection's) thread
+    /// until it returns, the client goes away or the server stops; the connection then closes.
+    fileprivate func serveStream(_ response: HTTPServerResponse, _ stream: HTTPResponseStream, on id: Int, _ fd: Int32, withoutBody: Bool) {
+        guard Socket.write(fd, ResponseWriter.head(of: response, close: true)), !withoutBody else {
+            stream.abandoned()
+            return
+        }
+        mutate { $0.connections[id]?.phase = .streaming }
+        let connection = HTTPStreamConnection(fd: fd, wake: wake.read)
+        stream.body(connection)
+        connection.end()
     }
 }

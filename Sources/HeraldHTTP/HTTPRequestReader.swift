@@ -6,21 +6,13 @@ import Foundation
 /// `Expect: 100-continue` (libcurl sends it) only once the body is allowed.
 struct HTTPRequestReader {
     enum Outcome {
-        case request(SandboxRequest)
+        case request(HTTPServerRequest)
         /// The peer closed, the server is stopping, or the connection stayed idle too long.
         case closed
         case rejected(HTTPRejection)
     }
 
-    /// What the connection is doing, for the server's bookkeeping.
-    enum Phase: Sendable, Hashable {
-        /// Waiting for the first byte of a request.
-        case idle
-        case head
-        case body
-        /// The request is with the handler or its response is being written.
-        case handling
-    }
+    typealias Phase = HTTPConnectionPhase
 
     /// What the reader needs from its server.
     struct Environment {
@@ -64,7 +56,7 @@ struct HTTPRequestReader {
         }
         let target = head.target
         let pathEnd = target.firstIndex(of: "?") ?? target.endIndex
-        var request = SandboxRequest(
+        var request = HTTPServerRequest(
             method: head.method, rawPath: String(target[..<pathEnd]),
             rawQuery: pathEnd < target.endIndex ? String(target[target.index(after: pathEnd)...]) : "",
             headers: head.headers, body: Data(), version: head.version)

@@ -1,11 +1,11 @@
 import Foundation
 
-/// Serialises a ``SandboxResponse`` onto a socket, dripping the body when asked.
+/// Serialises an ``HTTPServerResponse`` onto a socket, dripping the body when asked.
 enum ResponseWriter {
     /// Writes `response`; with `withoutBody` (the answer to HEAD) the head only, its
     /// `Content-Length` still the body's (RFC 9110 §9.3.2), so a keep-alive client reads the
     /// next response where it starts. False when the peer went away.
-    static func write(_ response: SandboxResponse, to fd: Int32, close: Bool, withoutBody: Bool = false,
+    static func write(_ response: HTTPServerResponse, to fd: Int32, close: Bool, withoutBody: Bool = false,
                       pause: (Duration) -> Bool = { _ in true }) -> Bool {
         guard Socket.write(fd, head(of: response, close: close)) else { return false }
         if withoutBody { return true }
@@ -26,17 +26,19 @@ enum ResponseWriter {
     }
 
     /// The whole response as bytes, for a refusal written without blocking.
-    static func bytes(of response: SandboxResponse, close: Bool) -> [UInt8] {
+    static func bytes(of response: HTTPServerResponse, close: Bool) -> [UInt8] {
         head(of: response, close: close) + Array(response.body)
     }
 
-    private static func head(of response: SandboxResponse, close: Bool) -> [UInt8] {
-        let reason = SandboxResponse.reasonPhrases[response.status] ?? "Status"
+    /// The status line and fields; `Content-Length` is the body's, except for a stream, whose
+    /// body the close delimits.
+    static func head(of response: HTTPServerResponse, close: Bool) -> [UInt8] {
+        let reason = HTTPServerResponse.reasonPhrases[response.status] ?? "Status"
         var head = "HTTP/1.1 \(response.status) \(reason)\r\n"
         for field in response.headers where !["content-length", "connection"].contains(field.name.lowercased()) {
             head += "\(field.name): \(field.value)\r\n"
         }
-        head += "Content-Length: \(response.body.count)\r\n"
+        if response.stream == nil { head += "Content-Length: \(response.body.count)\r\n" }
         head += "Connection: \(close ? "close" : "keep-alive")\r\n\r\n"
         return Array(head.utf8)
     }

@@ -1,0 +1,118 @@
+import Foundation
+import Herald
+import HeraldLoaders
+import HeraldSubscribers
+import HeraldSync
+
+/// What the status endpoint reports on: the bus, and each loader's schedule, archive and post
+/// scheduler as the daemon makes them. Parts register as they start; ``report(now:streams:)``
+/// reads them all through their own snapshot APIs, none of which waits for I/O.
+///
+/// `Sendable`: its lists are behind a lock.
+public final class StatusSources: Sendable {
+    /// A loader as the endpoint knows it.
+    public struct Loader: Sendable {
+        /// Its id.
+        public var id: String
+        /// `timeline`, `tiqav` or `todo`.
+        public var kind: String
+        /// What its schedule records.
+        public var monitor: ScheduleMonitor
+
+        /// A loader `id` of `kind` whose schedule reports to `monitor`.
+        public init(id: String, kind: String, monitor: ScheduleMonitor) {
+            self.id = id
+            self.kind = kind
+            self.monitor = monitor
+        }
+    }
+
+    private struct Parts {
+        var loaders: [String: Loader] = [:]
+        var archives: [String: FileSink] = [:]
+        var posters: [String: PostScheduler] = [:]
+        var ready = false
+    }
+
+    /// The bus reported on.
+    public let bus: EventBus
+    private let parts = SyncLock(Parts())
+
+    /// Sources on `bus`, with no part registered yet and not ready.
+    public init(bus: EventBus) {
+        self.bus = bus
+    }
+
+    /// Adds (or replaces, by id) a loader.
+    public func add(_ loader: Loader) {
+        parts.withLock { $0.loaders[loader.id] = loader }
+    }
+
+    /// Adds (or replaces, by name) an archive.
+    public func add(archive: FileSink) {
+        parts.withLock { $0.archives[archive.name] = archive }
+    }
+
+    /// Adds (or replaces, by name) a post scheduler.
+    public func add(poster: PostScheduler) {
+        parts.withLock { $0.posters[poster.name] = poster }
+    }
+
+    /// Says every part of the program has started: `/readyz` answers 200 from now on.
+    public func markReady() {
+        parts.withLock { $0.ready = true }
+    }
+
+    /// Whether ``markReady()`` was called.
+    public var isReady: Bool { parts.withLock { $0.ready } }
+
+    /// Everything, now. `process` is read from `/proc` by the caller (a connection thread).
+    func report(now: Date, streams: StatusReport.Streams, process: ProcessStatistics?) -> StatusReport {
+        let parts = parts.withLock { $0 }
+        let stats = bus.stats()
+        let topics = stats.topics.map { topic, counts in
+            StatusReport.Topic(topic: topic.name, published: counts.published, delivered: counts.delivered,
+                               dropped: counts.dropped, failed: counts.failed)
+        }.sorted { $0.topic < $1.topic }
+        let subscriptions = stats.subscriptions.map { sub in
+            StatusReport.Subscription(id: sub.id, name: sub.name, pattern: sub.pattern, delivery: sub.delivery, delivered: sub.delivered,
+                                      dropped: sub.dropped, failed: sub.failed, discarded: sub.discarded, queueDepth: sub.queueDepth,
+                                      highWaterMark: sub.highWaterMark)
+        }
+        let loaders = parts.loaders.values.sorted { $0.id < $1.id }.map { Self.report(of: $0) }
+        let archives = parts.archives.values.sorted { $0.name < $1.name }.map { sink in
+            let statistics = sink.statistics
+            return StatusReport.Archive(name: sink.name, path: sink.path, lines: statistics.lines, bytes: statistics.bytes,
+                                        rotations: statistics.rotations, syncs: statistics.syncs, failures: statistics.failures)
+        }
+        let posts = parts.posters.values.sorted { $0.name < $1.name }.map { poster in
+            let snapshot = poster.snapshot
+            return StatusReport.Poster(
+                name: poster.name, held: snapshot.held,
+                pending: snapshot.waiting.map { .init(key: $0.key, rule: $0.rule, service: $0.service, created: $0.created) },
+                sent: snapshot.sent, failed: snapshot.failed, rules: poster.rules.map(\.name))
+        }
+        return StatusReport(
+            time: now, ready: parts.ready, bus: .init(published: stats.published, topics: topics, subscriptions: subscriptions),
+            loaders: loaders, archives: archives, posts: posts, streams: streams, process: process)
+    }
+
+    private static func report(of loader: Loader) -> StatusReport.Loader {
+        let snapshot = loader.monitor.snapshot
+        var result: String?, message: String?
+        switch snapshot.lastOutcome {
+        case .finished(let items, let new)?:
+            result = "finished"
+            message = "\(items) items, \(new) new"
+        case .failed(let error)?:
+            result = "failed"
+            message = error.description
+        case nil:
+            break
+        }
+        return StatusReport.Loader(
+            id: loader.id, kind: loader.kind, state: snapshot.state.rawValue, pulls: snapshot.pulls, failures: snapshot.failures,
+            newItems: snapshot.newItems, lastRun: snapshot.lastRun, lastResult: result, lastMessage: message,
+            lastSuccess: snapshot.lastSuccess, nextRun: snapshot.nextRun, consecutiveFailures: snapshot.consecutiveFailures)
+    }
+}

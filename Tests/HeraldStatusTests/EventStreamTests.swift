@@ -1,0 +1,128 @@
+import Foundation
+import Herald
+import HeraldSubscribers
+import HeraldTestSupport
+import Testing
+
+@testable import HeraldStatus
+
+/// `GET /events`: one SSE message per event, `id:` its sequence number and `data:` the archive's
+/// JSON object; `?topic=` filters; a client that does not read is dropped, visibly, without
+/// slowing the bus or the other clients.
+@Suite(.timeLimit(.minutes(5))) struct EventStreamTests {
+    @Test func eachEventIsOneMessageWithItsSequenceAndTheArchivesJSON() async throws {
+        let bus = EventBus()
+        let recorder = Recorder()
+        let recording = try bus.subscribe(matching: "test.>") { recorder.record($0) }
+        defer { recording.cancel() }
+        let running = try await RunningEndpoint.start(StatusSources(bus: bus))
+        let client = try #require(EventStreamClient(port: running.port))
+        #expect(await client.waitUntilOpen())
+        #expect(client.head.hasPrefix("HTTP/1.1 200 OK"))
+        #expect(client.head.contains("Content-Type: text/event-stream"))
+
+        try bus.post(Ping(topic: "test.one", n: 1), from: "tests")
+        try bus.post(Word(topic: "test.two", n: 2, word: "line\nbreak \"quoted\" ✓"))
+        #expect(await client.waitForMessages(2))
+        var encoder = EnvelopeLineEncoder()
+        let expected = try recorder.envelopes.map { envelope in
+            EventStreamClient.Message(id: String(envelope.sequence),
+                                      data: String(decoding: try encoder.line(for: envelope).dropLast(), as: UTF8.self))
+        }
+        #expect(client.messages == expected)
+        // The data is one line of JSON (a newline in the event is escaped), the archive's object.
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(client.messages[1].data.utf8)) as? [String: Any])
+        #expect((object["event"] as? [String: Any])?["word"] as? String == "line\nbreak \"quoted\" ✓")
+        #expect(object["topic"] as? String == "test.two")
+        try await running.stop()
+        #expect(await client.wait { _, _ in false } == false, "the stream closes when the endpoint stops")
+    }
+
+    @Test func repeatableTopicFiltersChooseTheEvents() async throws {
+        let bus = EventBus()
+        let running = try await RunningEndpoint.start(StatusSources(bus: bus))
+        let client = try #require(EventStreamClient(port: running.port, query: "topic=a.%3E&topic=b.*.done"))
+        let all = try #require(EventStreamClient(port: running.port))
+        #expect(await client.waitUntilOpen())
+        #expect(await all.waitUntilOpen())
+        for topic in ["a.x", "b.one.done", "b.one.two.done", "c.x", "a.y.z", "b.two.failed"] {
+            try bus.post(Ping(topic: Topic(stringLiteral: topic), n: 0))
+        }
+        #expect(await all.waitForMessages(6))
+        try bus.post(Ping(topic: "a.last", n: 1))
+        #expect(await client.waitForMessages(4))
+        let topics = try client.messages.map { message in
+            try #require(try JSONSerialization.jsonObject(with: Data(message.data.utf8)) as? [String: Any])["topic"] as? String
+        }
+        #expect(topics == ["a.x", "b.one.done", "a.y.z", "a.last"])
+        try await running.stop()
+    }
+
+    @Test func aHeadOfEventsOrAClientGoneBeforeItsHeadLeavesNoClientBehind() async throws {
+        let running = try await RunningEndpoint.start(StatusSources(bus: EventBus()))
+        let head = try await running.get("/events", method: "HEAD")
+        #expect(head.status == 200)
+        #expect(head.headers.contains("Content-Type: text/event-stream"))
+        await running.endpoint.httpServer?.waitUntil { $0.connections.isEmpty }
+        #expect(running.endpoint.streamCounts.clients == 0)
+        try await running.stop()
+    }
+
+    @Test func anInvalidTopicPatternIs400() async throws {
+        let running = try await RunningEndpoint.start(StatusSources(bus: EventBus()))
+        let answer = try await running.get("/events?topic=a..b")
+        #expect(answer.status == 400)
+        #expect(answer.body.contains("topic=a..b"))
+        try await running.stop()
+    }
+
+    @Test func aClientThatDoesNotReadIsDroppedVisiblyAndTheOthersGetEveryEvent() async throws {
+        let bus = EventBus()
+        let recorder = Recorder()
+        let recording = try bus.subscribe(matching: "status.>") { recorder.record($0) }
+        defer { recording.cancel() }
+        let running = try await RunningEndpoint.start(StatusSources(bus: bus), streamBuffer: 64 * 1024)
+        let stuck = try #require(EventStreamClient(port: running.port, query: "topic=test.>", reading: false))
+        let reader = try #require(EventStreamClient(port: running.port, query: "topic=test.>", keep: false))
+        #expect(await reader.waitUntilOpen())
+        let server = try #require(running.endpoint.httpServer)
+        await server.waitUntil { $0.connections.filter { $0 == .streaming }.count == 2 }
+
+        // Rounds of 16 events of 4 KiB: the reader takes each round before the next, so only the
+        // stuck client falls behind; its socket buffers fill, then its 64 KiB bound.
+        let text = String(repeating: "x", count: 4096)
+        var published = 0
+        while !recorder.topics.contains("status.events.dropped"), published < 100_000 {
+            for _ in 0..<16 {
+                published += 1
+                try bus.post(Word(topic: "test.big", n: published, word: text))
+            }
+            #expect(await reader.waitForMessages(published), "the reading client was dropped too")
+        }
+        let dropped = try #require(recorder.envelopes.compactMap { $0.event as? StatusStreamDropped }.first)
+        #expect(dropped.filters == ["test.>"])
+        #expect(dropped.limit == 64 * 1024)
+        #expect(dropped.bufferedBytes > 60 * 1024)
+        #expect(running.endpoint.streamClients == 1)
+        let metrics = samples(try await running.get("/metrics").body)
+        #expect(metrics["herald_status_stream_dropped_clients_total"] == 1)
+        #expect(metrics["herald_status_stream_clients"] == 1)
+        // The stuck client's connection is gone; the reader goes on.
+        await server.waitUntil { $0.connections.filter { $0 == .streaming }.count == 1 }
+        try bus.post(Word(topic: "test.big", n: published + 1, word: "after"))
+        #expect(await reader.waitForMessages(published + 1))
+        _ = stuck
+        try await running.stop()
+    }
+}
+
+@Suite struct StatusEventSummaryTests {
+    @Test func aDroppedClientIsLoggedAsAWarning() throws {
+        let envelope = Envelope<any Event>(
+            topic: StatusStreamDropped.topic, sender: "status", id: EventID(bus: UUID(), sequence: 1), correlationID: EventID(bus: UUID(), sequence: 1),
+            timestamp: Date(), event: StatusStreamDropped(client: 3, filters: ["loader.>"], bufferedBytes: 70_000, limit: 65_536))
+        let record = try #require(StatusEventSummaries.summarizer(envelope))
+        #expect(record.level == .warning)
+        #expect(record.message == "/events client #3 (loader.>) dropped: it did not read, and 70000 bytes waited (bound 65536)")
+    }
+}
