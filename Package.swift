@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "HeraldSubscribers", targets: ["HeraldSubscribers"]),
         .library(name: "HeraldRuntime", targets: ["HeraldRuntime"]),
         .library(name: "HeraldLifecycle", targets: ["HeraldLifecycle"]),
+        .library(name: "HeraldCluster", targets: ["HeraldCluster"]),
     ],
     targets: [
         // The bus. Standard library, Synchronization and FoundationEssentials only,
@@ -78,9 +79,19 @@ let package = Package(
         // The daemon: loader actors, subscribers, config.json, schedules and wiring.
         .target(name: "HeraldLoaders", dependencies: ["Herald", "HeraldServices", "HeraldSync", "HeraldLifecycle"]),
         .target(name: "HeraldSubscribers", dependencies: ["Herald", "HeraldServices", "HeraldSync", "HeraldLifecycle"]),
+        // Several daemons on NATS JetStream: the event bridge, leased loaders with their state in
+        // a key-value bucket, and one shared queue of post intents.
+        .target(
+            name: "HeraldCluster",
+            dependencies: ["Herald", "HeraldServices", "HeraldLoaders", "HeraldSubscribers", "HeraldLifecycle", "HeraldSync"]
+        ),
+        .testTarget(name: "HeraldClusterTests", dependencies: [
+            "HeraldCluster", "Herald", "HeraldLoaders", "HeraldSubscribers", "HeraldServices", "HeraldSandbox", "HeraldTestSupport", "HeraldSync",
+        ]),
         .target(
             name: "HeraldRuntime",
-            dependencies: ["Herald", "HeraldServices", "HeraldLoaders", "HeraldSubscribers", "HeraldSandbox", "HeraldLifecycle", "HeraldSync"]
+            dependencies: ["Herald", "HeraldServices", "HeraldLoaders", "HeraldSubscribers", "HeraldSandbox", "HeraldLifecycle", "HeraldSync",
+                           "HeraldCluster"]
         ),
         .executableTarget(
             name: "timeline-observer",
@@ -99,7 +110,7 @@ let package = Package(
         ),
         .testTarget(name: "HeraldLoadersTests", dependencies: ["Herald", "HeraldLoaders", "HeraldServices", "HeraldSandbox", "HeraldSync"]),
         .testTarget(name: "HeraldRuntimeTests", dependencies: [
-            "Herald", "HeraldRuntime", "HeraldSubscribers", "HeraldLoaders", "HeraldServices", "HeraldSandbox", "HeraldTestSupport", "HeraldSync",
+            "Herald", "HeraldRuntime", "HeraldCluster", "HeraldSubscribers", "HeraldLoaders", "HeraldServices", "HeraldSandbox", "HeraldTestSupport", "HeraldSync",
         ]),
         .testTarget(name: "HeraldCLITests", dependencies: ["HeraldTestSupport", "HeraldSync"]),
         // Test-only: `herald run` with a fault hook that kills the process at a post scheduler's

@@ -13,8 +13,9 @@ import Darwin
 /// The envelope's own fields are written by hand, with the bus id's text and the current
 /// second's timestamp cached; the event is streamed by ``EventJSONWriter``, or by `JSONEncoder`
 /// when the writer cannot follow it (remembered per event type). This is the sink's hot path.
-/// Not thread-safe: ``FileSink`` keeps it behind its lock.
-struct EnvelopeLineEncoder {
+/// Not thread-safe: ``FileSink`` keeps it behind its lock. Package-visible: the cluster bridge
+/// sends the same object (without the newline) as a message's body.
+package struct EnvelopeLineEncoder {
     private let encoder: JSONEncoder
     private let writer = EventJSONWriter()
     /// Event types ``EventJSONWriter`` could not write: straight to `JSONEncoder` next time.
@@ -26,7 +27,7 @@ struct EnvelopeLineEncoder {
     private var topicName = ""
     private var topicText: [UInt8] = [UInt8(ascii: "\""), UInt8(ascii: "\"")]
 
-    init() {
+    package init() {
         encoder = JSONEncoder()
         encoder.outputFormatting = [.withoutEscapingSlashes]
         encoder.dateEncodingStrategy = .custom { date, encoder in
@@ -36,7 +37,7 @@ struct EnvelopeLineEncoder {
     }
 
     /// The line for `envelope`, newline included.
-    mutating func line(for envelope: Envelope<any Event>) throws -> [UInt8] {
+    package mutating func line(for envelope: Envelope<any Event>) throws -> [UInt8] {
         var line: [UInt8] = []
         try append(envelope, to: &line)
         return line
