@@ -218,39 +218,20 @@ public final class PostScheduler: Sendable {
     // MARK: Intake (on the publisher's task)
 
     private func accept(_ envelope: Envelope<any Event>, rule: PostRule, bus: EventBus) throws {
-        let event = try Self.json(of: envelope.event)
-        let topic = envelope.topic.name
+        let outcomes = try PostIntake.outcomes(for: envelope, rule: rule, now: now(),
+                                               claim: { key in state.withLock { $0.known.insert(key).inserted } },
+                                               unclaim: { key in state.withLock { _ = $0.known.remove(key) } })
         let correlation = envelope.correlationID.description
-        var contexts: [(key: String, context: PostContext)] = []
-        switch rule.scope {
-        case .event:
-            contexts = [("\(rule.name):event:\(envelope.id)", PostContext(event: event, topic: topic))]
-        case .newItems:
-            guard let items = Self.newItems(of: event) else {
-                _ = try? bus.post(PostFailed(rule: rule.name, key: nil, service: rule.service,
-                                             reason: "the event on \(topic) has no array of new items (a field named new…)",
-                                             correlation: correlation, attempts: 0), from: Sender(name), correlation: envelope.correlationID)
-                return
-            }
-            // The item's id, qualified by who announced it: two loaders' ids may overlap.
-            let source = envelope.sender?.id ?? topic
-            contexts = items.map { ("\(rule.name):item:\(source):\(Self.itemID($0))", PostContext(event: event, item: $0, topic: topic)) }
-        }
-        for (key, context) in contexts where rule.conditions.allSatisfy({ $0.holds(in: context) }) {
-            // Claimed before anything else: two publishers announcing the same item at once
-            // make one intent, not two.
-            guard state.withLock({ $0.known.insert(key).inserted }) else { continue }
-            let content: PostIntent.Content
-            do {
-                content = try Self.render(rule.target, context)
-            } catch {
-                state.withLock { _ = $0.known.remove(key) }
-                _ = try? bus.post(PostFailed(rule: rule.name, key: key, service: rule.service, reason: error.description,
-                                             correlation: correlation, attempts: 0), from: Sender(name), correlation: envelope.correlationID)
+        for outcome in outcomes {
+            let intent: PostIntent
+            switch outcome {
+            case .failed(let failure):
+                _ = try? bus.post(failure, from: Sender(name), correlation: envelope.correlationID)
                 continue
+            case .intent(let made):
+                intent = made
             }
-            let intent = PostIntent(key: key, rule: rule.name, service: rule.service, content: content,
-                                    correlation: correlation, created: now())
+            let key = intent.key
             // Queued, not written: the publisher does no I/O. The worker sends only once this
             // append has finished.
             let journal = outbox.io.submit { [self, weak bus] () -> Bool in
@@ -292,7 +273,7 @@ public final class PostScheduler: Sendable {
         }
     }
 
-    static func render(_ target: PostRule.Target, _ context: PostContext) throws(PostRenderError) -> PostIntent.Content {
+    package static func render(_ target: PostRule.Target, _ context: PostContext) throws(PostRenderError) -> PostIntent.Content {
         switch target {
         case .status(let text, let media):
             let path: String? = switch media {
@@ -315,7 +296,7 @@ public final class PostScheduler: Sendable {
     }
 
     /// The event's JSON form, dates in ISO 8601.
-    static func json(of event: any Event) throws -> JSONValue {
+    package static func json(of event: any Event) throws -> JSONValue {
         let encoder = JSONEncoder()
         encoder.dateEncodingStrategy = .iso8601
         let data = try encode(event, with: encoder)
@@ -325,7 +306,7 @@ public final class PostScheduler: Sendable {
     private static func encode<E: Event>(_ event: E, with encoder: JSONEncoder) throws -> Data { try encoder.encode(event) }
 
     /// The event's array of new items: its field whose name starts with `new` and holds an array.
-    static func newItems(of event: JSONValue) -> [JSONValue]? {
+    package static func newItems(of event: JSONValue) -> [JSONValue]? {
         guard case .object(let fields) = event else { return nil }
         for key in fields.keys.sorted() where key.hasPrefix("new") {
             if case .array(let items)? = fields[key] { return items }
@@ -334,7 +315,7 @@ public final class PostScheduler: Sendable {
     }
 
     /// An item's identity: its `id_str`, `_id`, `id` or `objectId`, else a digest of its JSON.
-    static func itemID(_ item: JSONValue) -> String {
+    package static func itemID(_ item: JSONValue) -> String {
         if case .object(let fields) = item {
             for name in ["id_str", "_id", "id", "objectId"] {
                 switch fields[name] {
@@ -493,7 +474,7 @@ public final class PostScheduler: Sendable {
                            from: Sender(name), correlation: intent.correlation.flatMap(EventID.init))
     }
 
-    static func duration(from start: Date, to end: Date) -> Duration {
+    package static func duration(from start: Date, to end: Date) -> Duration {
         let seconds = max(0, end.timeIntervalSince(start))
         return .milliseconds(Int64((seconds * 1000).rounded(.up)))
     }
