@@ -10,6 +10,7 @@ public struct ClusterError: Error, Sendable, Hashable, CustomStringConvertible {
         case unavailable
         case refused
         case invalidResponse
+        case permanent
         case cancelled
     }
 
@@ -34,6 +35,8 @@ public struct ClusterError: Error, Sendable, Hashable, CustomStringConvertible {
     public static func refused(_ message: String) -> ClusterError { ClusterError(.refused, message) }
     /// An answer that is not what the protocol says.
     public static func invalidResponse(_ message: String) -> ClusterError { ClusterError(.invalidResponse, message) }
+    /// A message the server will never take as it is (larger than its limit).
+    public static func permanent(_ message: String) -> ClusterError { ClusterError(.permanent, message) }
     /// The waiting task was cancelled.
     public static let cancelled = ClusterError(.cancelled, "cancelled")
 
@@ -43,6 +46,8 @@ public struct ClusterError: Error, Sendable, Hashable, CustomStringConvertible {
     public var isWrongRevision: Bool { code == .wrongRevision }
     /// Whether the broker could not be reached (worth retrying).
     public var isUnavailable: Bool { code == .unavailable }
+    /// Whether retrying cannot help.
+    public var isPermanent: Bool { code == .permanent }
     /// Whether the task was cancelled.
     public var isCancelled: Bool { code == .cancelled }
 

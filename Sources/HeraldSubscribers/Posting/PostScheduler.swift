@@ -333,10 +333,6 @@ public final class PostScheduler: Sendable {
 
     private func deliver(_ queued: Queued, rule: PostRule) async {
         let intent = queued.intent
-        var mayExist = queued.mayExist
-        var requests = 0
-        var failures = 0
-        var backoff = retry.initial
         defer { state.withLock { $0.pending -= 1 } }
         if let journal = queued.journal, !(await journal.value) {
             guard await record(intent) else { return }
@@ -345,53 +341,15 @@ public final class PostScheduler: Sendable {
             await finish(intent, rule: rule, failure: "no service named \(intent.service) is configured", status: nil, requests: 0)
             return
         }
-        while !Task.isCancelled {
-            if let wait = waitBeforeSending(rule) {
-                guard (try? await clock.sleep(for: wait)) != nil else { return }
-                continue
-            }
-            requests += 1
-            do {
-                let id = try await service.post(intent, mayExist: mayExist, progress: progressReporter(intent))
-                await finish(intent, rule: rule, sentID: id, duplicate: false, requests: requests)
-                return
-            } catch {
-                switch PostErrorClass(error) {
-                case .cancelled:
-                    if Task.isCancelled { return }  // stopping; otherwise a cancelled request is retried
-                    mayExist = true
-                    guard (try? await clock.sleep(for: backoff)) != nil else { return }
-                    backoff = min(backoff * 2, retry.maximum)
-                case .duplicate where mayExist:
-                    // An earlier attempt (or run) made it.
-                    await finish(intent, rule: rule, sentID: nil, duplicate: true, requests: requests)
-                    return
-                case .duplicate:
-                    // A first attempt cannot have been made before: another item rendered the same text.
-                    await finish(intent, rule: rule, failure: "the service already has a status with this text (code 187); a different item posted it",
-                           status: 403, requests: requests)
-                    return
-                case .permanent(let reason, let status):
-                    await finish(intent, rule: rule, failure: reason, status: status, requests: requests)
-                    return
-                case .rateLimited(let reset):
-                    // Until the reset, and at least the backoff, which grows: a reset that looks
-                    // past (clocks apart) or none at all does not make a tight loop.
-                    mayExist = true
-                    let wait = max(reset.map { Self.duration(from: now(), to: $0) } ?? .zero, backoff)
-                    guard (try? await clock.sleep(for: min(wait, .seconds(900)))) != nil else { return }
-                    backoff = min(backoff * 2, retry.maximum)
-                case .retry(let reason):
-                    mayExist = true
-                    failures += 1
-                    guard failures < retry.attempts else {
-                        await finish(intent, rule: rule, failure: "gave up after \(requests) attempts: \(reason)", status: nil, requests: requests)
-                        return
-                    }
-                    guard (try? await clock.sleep(for: backoff)) != nil else { return }
-                    backoff = min(backoff * 2, retry.maximum)
-                }
-            }
+        let attempts = PostAttempts(retry: retry, clock: clock, now: now)
+        switch await attempts.send(intent, through: service, mayExist: queued.mayExist, waitBeforeSending: { waitBeforeSending(rule) },
+                                   progress: progressReporter(intent)) {
+        case .sent(let id, let duplicate, let requests):
+            await finish(intent, rule: rule, sentID: id, duplicate: duplicate, requests: requests)
+        case .failed(let reason, let status, let requests):
+            await finish(intent, rule: rule, failure: reason, status: status, requests: requests)
+        case .stopped:
+            return
         }
     }
 
