@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "HeraldSubscribers", targets: ["HeraldSubscribers"]),
         .library(name: "HeraldRuntime", targets: ["HeraldRuntime"]),
         .library(name: "HeraldLifecycle", targets: ["HeraldLifecycle"]),
+        .library(name: "HeraldNATS", targets: ["HeraldNATS"]),
         .library(name: "HeraldCluster", targets: ["HeraldCluster"]),
     ],
     targets: [
@@ -31,6 +32,12 @@ let package = Package(
         // reverse on signals, a duration or a failure), graceful shutdown, UnixSignalsSequence.
         .target(name: "HeraldLifecycle", dependencies: ["HeraldSync"]),
         .testTarget(name: "HeraldLifecycleTests", dependencies: ["HeraldLifecycle", "HeraldTestSupport", "HeraldSync"]),
+
+        // A NATS client (core protocol, reconnect, request/reply) and the JetStream API it needs
+        // (streams, consumers, acked publishes, pull consumers, key-value buckets). Foundation,
+        // Dispatch, Glibc and the one lock only; the socket runs on a thread of its own.
+        .target(name: "HeraldNATS", dependencies: ["HeraldSync"]),
+        .testTarget(name: "HeraldNATSTests", dependencies: ["HeraldNATS", "HeraldTestSupport", "HeraldSync"]),
 
         // The command-line tool. It imports the runtime only (and the one lock): the runtime
         // offers what each command needs.
@@ -83,7 +90,7 @@ let package = Package(
         // a key-value bucket, and one shared queue of post intents.
         .target(
             name: "HeraldCluster",
-            dependencies: ["Herald", "HeraldServices", "HeraldLoaders", "HeraldSubscribers", "HeraldLifecycle", "HeraldSync"]
+            dependencies: ["Herald", "HeraldServices", "HeraldLoaders", "HeraldSubscribers", "HeraldLifecycle", "HeraldSync", "HeraldNATS"]
         ),
         .testTarget(name: "HeraldClusterTests", dependencies: [
             "HeraldCluster", "Herald", "HeraldLoaders", "HeraldSubscribers", "HeraldServices", "HeraldSandbox", "HeraldTestSupport", "HeraldSync",

@@ -1,0 +1,129 @@
+import Foundation
+import HeraldSync
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The I/O thread's inner loop while connected: write what callers queued (many publishes per
+/// `send`), read and dispatch what the server sent, expire reply deadlines, keep the
+/// connection alive with pings. It sleeps only in `poll`, on the socket and the wake pipe.
+extension ConnectionCore {
+    /// Serves one connection until it drops (returns the reason) or the client closes (returns
+    /// after flushing what was queued, within the connect timeout).
+    func serve(_ session: inout Session) -> String {
+        var chunk = [UInt8](repeating: 0, count: 256 * 1024)
+        var pingsOutstanding = 0
+        var nextPing = ContinuousClock.now.advanced(by: options.pingInterval)
+        var closeDeadline: ContinuousClock.Instant?
+        while true {
+            // Take the next chunk of queued frames once the previous one is written.
+            var closing = false
+            if session.written == session.writing.count {
+                closing = state.withLock { state -> Bool in
+                    if !state.outbound.isEmpty {
+                        session.writing.removeAll(keepingCapacity: true)
+                        swap(&session.writing, &state.outbound)
+                        session.written = 0
+                    }
+                    state.wakePending = false
+                    return state.phase == .closing
+                }
+            } else {
+                closing = isClosing
+            }
+            if closing {
+                if session.written == session.writing.count { return "closed by the client" }
+                if closeDeadline == nil { closeDeadline = ContinuousClock.now.advanced(by: options.connectTimeout) }
+                if let closeDeadline, ContinuousClock.now >= closeDeadline { return "closed by the client (unflushed data dropped)" }
+            }
+            while session.written < session.writing.count {
+                let count = session.writing.withUnsafeBytes {
+                    NATSSocket.send(session.socket, UnsafeRawBufferPointer(rebasing: $0[session.written...]))
+                }
+                if count > 0 { session.written += count; continue }
+                let code = errno
+                if code == EINTR { continue }
+                if code == EAGAIN || code == EWOULDBLOCK { break }
+                return "writing to the server failed: \(NATSSocket.reason(code))"
+            }
+            // More frames queued meanwhile: look at the socket without sleeping, then take them.
+            let moreQueued = session.written == session.writing.count && hasQueuedFrames
+            if closing, session.written == session.writing.count, !moreQueued { return "closed by the client" }
+
+            let now = ContinuousClock.now
+            var wakeAt = moreQueued ? now : nextPing
+            if let deadline = state.withLock({ $0.deadlines.earliest }), deadline < wakeAt { wakeAt = deadline }
+            if let closeDeadline, closeDeadline < wakeAt { wakeAt = closeDeadline }
+            let wantsWrite = session.written < session.writing.count
+            var descriptors = [
+                pollfd(fd: session.socket, events: Int16(POLLIN) | (wantsWrite ? Int16(POLLOUT) : 0), revents: 0),
+                pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0),
+            ]
+            let ready = poll(&descriptors, 2, NATSSocket.milliseconds(now.duration(to: wakeAt)))
+            if ready < 0, errno != EINTR { return "waiting on the connection failed: \(NATSSocket.reason(errno))" }
+            if descriptors[1].revents != 0 { NATSSocket.drain(wakeRead) }
+            if descriptors[0].revents & (Int16(POLLIN) | Int16(POLLHUP) | Int16(POLLERR)) != 0 {
+                if let reason = readAvailable(&session, chunk: &chunk, pingsOutstanding: &pingsOutstanding) { return reason }
+            }
+            let after = ContinuousClock.now
+            expireRoutes(at: after)
+            if after >= nextPing {
+                if pingsOutstanding >= options.maxPingsOutstanding {
+                    return "the server did not answer \(pingsOutstanding) pings (stale connection)"
+                }
+                pingsOutstanding += 1
+                nextPing = after.advanced(by: options.pingInterval)
+                state.withLock { state in
+                    state.pongWaiters.append(.keepAlive)
+                    state.outbound.append(contentsOf: NATSClientFrames.ping)
+                }
+            }
+        }
+    }
+
+    private var hasQueuedFrames: Bool { state.withLock { !$0.outbound.isEmpty } }
+
+    /// Reads what is waiting (a few chunks at most, so writes are not starved) and dispatches it.
+    /// - Returns: the reason the connection is lost, or nil.
+    private func readAvailable(_ session: inout Session, chunk: inout [UInt8], pingsOutstanding: inout Int) -> String? {
+        for _ in 0..<4 {
+            let count = chunk.withUnsafeMutableBytes { NATSSocket.receive(session.socket, $0) }
+            if count == 0 { return "the server closed the connection" }
+            if count < 0 {
+                let code = errno
+                if code == EINTR { continue }
+                if code == EAGAIN || code == EWOULDBLOCK { return nil }
+                return "reading from the server failed: \(NATSSocket.reason(code))"
+            }
+            chunk.withUnsafeBytes { session.parser.feed(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
+            do throws(NATSProtocolError) {
+                while let operation = try session.parser.next() {
+                    dispatch(operation, session: &session, pingsOutstanding: &pingsOutstanding)
+                }
+            } catch {
+                emit(.serverError("protocol violation: \(error)"))
+                return "the server sent bytes that are not the NATS protocol: \(error)"
+            }
+            if count < chunk.count { return nil }
+        }
+        return nil
+    }
+
+    /// Ends the routes whose deadline has passed.
+    func expireRoutes(at now: ContinuousClock.Instant) {
+        let expired = state.withLock { state -> [ReplyRoute] in
+            var expired: [ReplyRoute] = []
+            while let token = state.deadlines.popDue(now) {
+                if let route = state.replies[token], route.deadline <= now {
+                    state.replies[token] = nil
+                    expired.append(route)
+                }
+            }
+            return expired
+        }
+        for route in expired { route.onEnd(.timeout(route.subject, after: route.timeout)) }
+    }
+}

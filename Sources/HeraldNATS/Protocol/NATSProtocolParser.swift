@@ -1,0 +1,232 @@
+/// The server-to-client half of the NATS protocol as a state machine fed arbitrary splits of the
+/// byte stream: ``feed(_:)`` appends what a `recv` returned, ``next()`` hands out whole
+/// operations until it needs more bytes.
+///
+/// It scans chunks for the end of a control line rather than stepping byte by byte through
+/// per-letter states; a message's control line switches it to the payload state, which waits for
+/// exactly `size + 2` bytes. Limits: a control line longer than ``maxControlLine`` and a payload
+/// larger than ``maxPayload`` are errors, so a garbage stream cannot make it buffer without end.
+/// After an error it keeps throwing the same error: the stream has lost its framing.
+struct NATSProtocolParser {
+    /// The longest control line (the operation and its arguments, `INFO` JSON included).
+    var maxControlLine: Int
+    /// The largest message (headers and body) accepted, normally the server's `max_payload`.
+    var maxPayload: Int
+
+    private struct PendingMessage {
+        var subject: String
+        var sid: UInt64
+        var reply: String?
+        var headerSize: Int
+        var totalSize: Int
+    }
+
+    private var buffer: [UInt8] = []
+    private var start = 0
+    /// Bytes after `start` already searched for a line feed, so a line that arrives a byte at a
+    /// time is not searched again from its beginning each time.
+    private var scanned = 0
+    private var pending: PendingMessage?
+    private var offset = 0
+    private var failure: NATSProtocolError?
+
+    /// A parser with the given limits.
+    init(maxControlLine: Int = 32 * 1024, maxPayload: Int = 1024 * 1024) {
+        self.maxControlLine = maxControlLine
+        self.maxPayload = maxPayload
+    }
+
+    /// Appends received bytes.
+    mutating func feed(_ bytes: UnsafeRawBufferPointer) {
+        compact()
+        buffer.append(contentsOf: bytes)
+    }
+
+    /// Appends received bytes.
+    mutating func feed(_ bytes: some Sequence<UInt8>) {
+        compact()
+        buffer.append(contentsOf: bytes)
+    }
+
+    /// Bytes received and not yet handed out as operations.
+    var bufferedCount: Int { buffer.count - start }
+
+    /// The next whole operation, or nil when more bytes are needed.
+    /// - Throws: ``NATSProtocolError`` for bytes that are not the protocol (and again on every
+    ///   later call).
+    mutating func next() throws(NATSProtocolError) -> NATSServerOperation? {
+        if let failure { throw failure }
+        do throws(NATSProtocolError) {
+            if let message = pending { return try payload(of: message) }
+            return try controlLine()
+        } catch {
+            failure = error
+            throw error
+        }
+    }
+
+    private mutating func compact() {
+        guard start > 0 else { return }
+        if start == buffer.count {
+            buffer.removeAll(keepingCapacity: true)
+            start = 0
+        } else if start >= 4096, start * 2 >= buffer.count {
+            buffer.removeFirst(start)
+            start = 0
+        }
+    }
+
+    private mutating func advance(by count: Int) {
+        start += count
+        offset += count
+        scanned = 0
+    }
+
+    private func fail(_ reason: String) -> NATSProtocolError {
+        NATSProtocolError(reason: reason, offset: offset)
+    }
+
+    private mutating func payload(of message: PendingMessage) throws(NATSProtocolError) -> NATSServerOperation? {
+        let needed = message.totalSize + 2
+        guard buffer.count - start >= needed else { return nil }
+        let end = start + message.totalSize
+        guard buffer[end] == 13, buffer[end + 1] == 10 else {
+            throw fail("the \(message.totalSize)-byte payload of a message on '\(message.subject)' is not followed by CRLF")
+        }
+        var headers: NATSHeaders?
+        if message.headerSize > 0 {
+            do throws(HeaderBlockError) {
+                headers = try NATSHeaders.parse(buffer[start..<(start + message.headerSize)])
+            } catch {
+                throw fail("\(error.reason) (a message on '\(message.subject)')")
+            }
+        }
+        let body = Array(buffer[(start + message.headerSize)..<end])
+        pending = nil
+        advance(by: needed)
+        return .message(NATSMessage(subject: message.subject, replyTo: message.reply, headers: headers,
+                                    payload: body, subscriptionID: message.sid))
+    }
+
+    private mutating func controlLine() throws(NATSProtocolError) -> NATSServerOperation? {
+        let searchFrom = start + scanned
+        guard let lineFeed = firstLineFeed(from: searchFrom) else {
+            scanned = buffer.count - start
+            if scanned > maxControlLine {
+                throw fail("a control line is longer than \(maxControlLine) bytes without a line end")
+            }
+            return nil
+        }
+        var lineEnd = lineFeed
+        if lineEnd > start, buffer[lineEnd - 1] == 13 { lineEnd -= 1 }
+        guard lineEnd - start <= maxControlLine else {
+            throw fail("a control line of \(lineEnd - start) bytes is longer than \(maxControlLine)")
+        }
+        let line = buffer[start..<lineEnd]
+        let parsed = try parse(line: line)
+        advance(by: lineFeed + 1 - start)
+        switch parsed {
+        case .operation(let operation): return operation
+        case .message(let message):
+            pending = message
+            return try payload(of: message)
+        }
+    }
+
+    private func firstLineFeed(from index: Int) -> Int? {
+        buffer.withUnsafeBufferPointer { bytes -> Int? in
+            var position = index
+            while position < bytes.count {
+                if bytes[position] == 10 { return position }
+                position += 1
+            }
+            return nil
+        }
+    }
+
+    private enum ParsedLine {
+        case operation(NATSServerOperation)
+        case message(PendingMessage)
+    }
+
+    private func parse(line: ArraySlice<UInt8>) throws(NATSProtocolError) -> ParsedLine {
+        let nameEnd = line.firstIndex { $0 == 32 || $0 == 9 } ?? line.endIndex
+        let name = line[line.startIndex..<nameEnd]
+        let rest = line[nameEnd...]
+        switch Self.keyword(name) {
+        case "MSG":
+            let arguments = Self.split(rest)
+            guard arguments.count == 3 || arguments.count == 4 else {
+                throw fail("MSG has \(arguments.count) arguments, not 3 or 4")
+            }
+            return .message(try beginMessage(arguments, headerSize: nil))
+        case "HMSG":
+            let arguments = Self.split(rest)
+            guard arguments.count == 4 || arguments.count == 5 else {
+                throw fail("HMSG has \(arguments.count) arguments, not 4 or 5")
+            }
+            return .message(try beginMessage(Array(arguments.dropLast(2)) + [arguments[arguments.count - 1]],
+                                             headerSize: arguments[arguments.count - 2]))
+        case "PING": return .operation(.ping)
+        case "PONG": return .operation(.pong)
+        case "+OK": return .operation(.ok)
+        case "-ERR":
+            var text = String(decoding: rest, as: UTF8.self).trimmingSpaces
+            if text.count >= 2, text.hasPrefix("'"), text.hasSuffix("'") { text = String(text.dropFirst().dropLast()) }
+            return .operation(.error(text))
+        case "INFO":
+            let json = Array(rest.drop { $0 == 32 || $0 == 9 })
+            guard json.first == UInt8(ascii: "{") else { throw fail("INFO is not followed by a JSON object") }
+            return .operation(.info(json))
+        default:
+            let shown = String(decoding: line.prefix(24), as: UTF8.self).unicodeScalars
+                .map { $0.value >= 32 && $0.value < 127 ? String($0) : "\\u{\(String($0.value, radix: 16))}" }.joined()
+            throw fail("'\(shown)' is not a NATS server operation")
+        }
+    }
+
+    /// Reads `subject sid [reply] size` (the size being the total one for HMSG) and waits for the
+    /// payload.
+    private func beginMessage(_ arguments: [ArraySlice<UInt8>], headerSize: ArraySlice<UInt8>?) throws(NATSProtocolError) -> PendingMessage {
+        let subject = String(decoding: arguments[0], as: UTF8.self)
+        guard let sid = Self.number(arguments[1]) else {
+            throw fail("the subscription id '\(String(decoding: arguments[1].prefix(24), as: UTF8.self))' of a message on '\(subject)' is not a number")
+        }
+        let reply = arguments.count == 4 ? String(decoding: arguments[2], as: UTF8.self) : nil
+        guard let total = Self.number(arguments[arguments.count - 1]) else {
+            throw fail("the size '\(String(decoding: arguments[arguments.count - 1].prefix(24), as: UTF8.self))' of a message on '\(subject)' is not a number")
+        }
+        var headers: UInt64 = 0
+        if let headerSize {
+            guard let parsed = Self.number(headerSize) else {
+                throw fail("the header size '\(String(decoding: headerSize.prefix(24), as: UTF8.self))' of a message on '\(subject)' is not a number")
+            }
+            guard parsed <= total else { throw fail("the header size \(parsed) of a message on '\(subject)' exceeds its total size \(total)") }
+            guard parsed >= 12 else { throw fail("the header size \(parsed) of a message on '\(subject)' is too small for NATS/1.0") }
+            headers = parsed
+        }
+        guard total <= UInt64(maxPayload) else {
+            throw fail("a message on '\(subject)' of \(total) bytes exceeds the maximum payload of \(maxPayload)")
+        }
+        return PendingMessage(subject: subject, sid: sid, reply: reply, headerSize: Int(headers), totalSize: Int(total))
+    }
+
+    private static func keyword(_ bytes: ArraySlice<UInt8>) -> String {
+        guard bytes.count <= 4 else { return "" }
+        return String(decoding: bytes.map { $0 >= 97 && $0 <= 122 ? $0 - 32 : $0 }, as: UTF8.self)
+    }
+
+    private static func split(_ bytes: ArraySlice<UInt8>) -> [ArraySlice<UInt8>] {
+        bytes.split(whereSeparator: { $0 == 32 || $0 == 9 })
+    }
+
+    private static func number(_ bytes: ArraySlice<UInt8>) -> UInt64? {
+        guard !bytes.isEmpty, bytes.count <= 18 else { return nil }
+        var value: UInt64 = 0
+        for byte in bytes {
+            guard byte >= 48, byte <= 57 else { return nil }
+            value = value * 10 + UInt64(byte - 48)
+        }
+        return value
+    }
+}

@@ -1,0 +1,220 @@
+import Foundation
+import HeraldSync
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A real `nats-server` child process for tests: `nats-server -js -sd <tmpdir> -a 127.0.0.1
+/// -p <free port>`. ``start(jetStream:arguments:)`` returns once the server said it is ready
+/// and answered a TCP connection with `INFO` (no sleeping); ``restart()`` brings it back on the
+/// same port and data directory (for reconnect tests); ``stop()`` ends it. A server still
+/// running when the object is released is killed.
+///
+/// The blocking parts (reading its log, waiting for it to exit) run on threads of their own,
+/// never on the cooperative pool. `Sendable`: the process is behind a lock.
+public final class NATSServerProcess: Sendable {
+    /// The TCP port clients connect to.
+    public let port: Int
+    /// The JetStream store directory (`-sd`), kept across restarts and removed by ``stop()``.
+    public let dataDirectory: URL
+    /// The arguments after the defaults (cluster options, say).
+    public let extraArguments: [String]
+    /// Whether JetStream is on (`-js`).
+    public let jetStream: Bool
+    private let process = SyncLock<Process?>(nil)
+    private let log = SyncLock("")
+
+    /// `nats://127.0.0.1:<port>`.
+    public var url: String { "nats://127.0.0.1:\(port)" }
+
+    /// The server's log so far (for a failing test's message).
+    public var output: String { log.withLock { $0 } }
+
+    /// The path of `nats-server` ($NATS_SERVER, then PATH, then /usr/sbin and /usr/local/bin), if installed.
+    public static var executable: String? {
+        if let path = ProcessInfo.processInfo.environment["NATS_SERVER"], FileManager.default.isExecutableFile(atPath: path) { return path }
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
+        let directories = path.split(separator: ":").map(String.init) + ["/usr/sbin", "/usr/local/bin", "/usr/bin"]
+        return directories.map { $0 + "/nats-server" }.first { FileManager.default.isExecutableFile(atPath: $0) }
+    }
+
+    /// Whether `nats-server` is installed (tests need it; `.ci/run` installs it).
+    public static var isAvailable: Bool { executable != nil }
+
+    init(port: Int, dataDirectory: URL, jetStream: Bool, extraArguments: [String]) {
+        self.port = port
+        self.dataDirectory = dataDirectory
+        self.jetStream = jetStream
+        self.extraArguments = extraArguments
+    }
+
+    deinit {
+        process.withLock { process in
+            if let process, process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        }
+    }
+
+    /// Starts a server on a free loopback port with a fresh data directory.
+    /// - Throws: ``NATSServerProcessError`` when nats-server is missing or exits before it is ready.
+    public static func start(jetStream: Bool = true, port: Int? = nil, arguments: [String] = []) async throws -> NATSServerProcess {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("herald-nats-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let server = NATSServerProcess(port: try port ?? freePort(), dataDirectory: directory, jetStream: jetStream, extraArguments: arguments)
+        try await server.launch()
+        return server
+    }
+
+    /// Stops the server (SIGTERM, or SIGKILL with `crash`) and waits for it to exit; the data
+    /// directory stays, so ``restart()`` finds the streams again.
+    public func halt(crash: Bool = false) async {
+        guard let running = process.withLock({ process -> Process? in defer { process = nil }; return process }) else { return }
+        if running.isRunning { kill(running.processIdentifier, crash ? SIGKILL : SIGTERM) }
+        await Self.onThread { running.waitUntilExit() }
+    }
+
+    /// Starts the server again on the same port and data directory.
+    public func restart() async throws {
+        await halt()
+        try await launch()
+    }
+
+    /// Stops the server and removes its data directory.
+    public func stop() async {
+        await halt()
+        try? FileManager.default.removeItem(at: dataDirectory)
+    }
+
+    /// The full argument list.
+    public var arguments: [String] {
+        var arguments = ["-a", "127.0.0.1", "-p", String(port)]
+        if jetStream { arguments += ["-js", "-sd", dataDirectory.path] }
+        return arguments + extraArguments
+    }
+
+    private func launch() async throws {
+        guard let executable = Self.executable else { throw NATSServerProcessError(message: "nats-server is not installed (apt-get install -y nats-server)") }
+        let child = Process()
+        child.executableURL = URL(fileURLWithPath: executable)
+        child.arguments = arguments
+        let pipe = Pipe()
+        child.standardError = pipe
+        child.standardOutput = pipe
+        try child.run()
+        process.withLock { $0 = child }
+        let ready = ReadySignal()
+        let reader = pipe.fileHandleForReading
+        let thread = Thread { [self] in
+            var seen = ""
+            while true {
+                let data = reader.availableData
+                if data.isEmpty { break }
+                let text = String(decoding: data, as: UTF8.self)
+                log.withLock { $0 += text }
+                if !ready.isOpen {
+                    seen += text
+                    if seen.contains("Server is ready") { ready.open(true) }
+                }
+            }
+            ready.open(false)
+        }
+        thread.name = "nats-server log"
+        thread.start()
+        guard await ready.wait() else {
+            await halt()
+            throw NATSServerProcessError(message: "nats-server exited before it was ready:\n\(output)")
+        }
+        let port = self.port
+        let answered = await Self.onThread { Self.readsInfo(port: port) }
+        guard answered else {
+            await halt()
+            throw NATSServerProcessError(message: "nats-server said it was ready but did not answer INFO on port \(port):\n\(output)")
+        }
+    }
+
+    /// A free loopback TCP port: bind port 0, read the port, close.
+    public static func freePort() throws -> Int {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { throw NATSServerProcessError(message: "socket failed: errno \(errno)") }
+        defer { close(descriptor) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) } }
+        guard bound == 0 else { throw NATSServerProcessError(message: "bind failed: errno \(errno)") }
+        let named = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) } }
+        guard named == 0 else { throw NATSServerProcessError(message: "getsockname failed: errno \(errno)") }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    /// Connects (blocking, on the caller's own thread) and reads until `INFO` arrives.
+    static func readsInfo(port: Int) -> Bool {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { return false }
+        defer { close(descriptor) }
+        var timeout = timeval(tv_sec: 10, tv_usec: 0)
+        _ = setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = UInt16(port).bigEndian
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else { return false }
+        var bytes = [UInt8](repeating: 0, count: 4096)
+        var received: [UInt8] = []
+        while received.count < 5 {
+            let count = recv(descriptor, &bytes, bytes.count, 0)
+            guard count > 0 else { return false }
+            received += bytes[0..<count]
+        }
+        return received.starts(with: Array("INFO ".utf8))
+    }
+
+    static func onThread<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+        await withCheckedContinuation { continuation in
+            Thread.detachNewThread { continuation.resume(returning: body()) }
+        }
+    }
+}
+
+/// Why a test's nats-server could not be started.
+public struct NATSServerProcessError: Error, CustomStringConvertible {
+    /// What went wrong, with the server's log.
+    public var message: String
+    /// The message.
+    public var description: String { message }
+}
+
+/// A one-shot signal with a value: the first ``open(_:)`` wins, ``wait()`` returns it.
+private final class ReadySignal: Sendable {
+    private let state = SyncLock<(value: Bool?, waiters: [CheckedContinuation<Bool, Never>])>((nil, []))
+
+    var isOpen: Bool { state.withLock { $0.value != nil } }
+
+    func open(_ value: Bool) {
+        let waiters = state.withLock { state -> [CheckedContinuation<Bool, Never>] in
+            guard state.value == nil else { return [] }
+            state.value = value
+            defer { state.waiters = [] }
+            return state.waiters
+        }
+        for waiter in waiters { waiter.resume(returning: value) }
+    }
+
+    func wait() async -> Bool {
+        await withCheckedContinuation { continuation in
+            let value = state.withLock { state -> Bool? in
+                if let value = state.value { return value }
+                state.waiters.append(continuation)
+                return nil
+            }
+            if let value { continuation.resume(returning: value) }
+        }
+    }
+}
