@@ -46,7 +46,7 @@ let package = Package(
         // Side-by-side benchmarks against Foundation and the standard library.
         .executableTarget(
             name: "herald-bench",
-            dependencies: ["Herald", "HeraldSubscribers"],
+            dependencies: ["Herald", "HeraldSubscribers", "HeraldNATS", "HeraldTestSupport"],
             path: "Benchmarks/herald-bench"
         ),
 

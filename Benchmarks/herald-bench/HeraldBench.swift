@@ -77,7 +77,7 @@ struct HeraldBench {
         }
         let scale = quick ? 1 : 20
         let rounds = quick ? 1 : 3
-        let workloads = [
+        var workloads = [
             Workload(name: "sync.fanout1", herald: "inline, 1 subscriber", baseline: "NotificationCenter.post, 1 observer",
                      target: 10, events: 50_000 * scale,
                      runHerald: { try Workloads.heraldSyncFanout($0, subscribers: 1, others: 0) },
@@ -116,7 +116,30 @@ struct HeraldBench {
                      baseline: "JSONEncoder + FileHandle.write per event", target: 1, events: 10_000 * scale,
                      runHerald: { try await Workloads.heraldFileSink($0, durability: .none) },
                      runBaseline: { try Workloads.fileHandlePerEvent($0) }),
+            // JetStream through HeraldNATS against a nats-server the bench starts (skipped when it
+            // is not installed): acked publishes with 256 in flight, and pull consume + ack, each
+            // beside the same messages through core publish on the same client.
+            Workload(name: "nats.jspub", herald: "JetStream publishAsync, 256 in flight, acks checked",
+                     baseline: "core publish + flush, same client", target: 0.1, events: 10_000 * scale / 4,
+                     runHerald: { try await NATSWorkloads.jetStreamPublish($0) },
+                     runBaseline: { try await NATSWorkloads.corePublish($0) }),
+            Workload(name: "nats.consume", herald: "JetStream pull fetch 256 + ack each",
+                     baseline: "core subscriber + a reply per message", target: 0.1, events: 10_000 * scale / 4,
+                     runHerald: { try await NATSWorkloads.jetStreamConsume($0) },
+                     runBaseline: { try await NATSWorkloads.coreConsume($0) }),
         ].filter { filter == nil || $0.name.hasPrefix(filter!) }
+        var notes: [String] = []
+        if workloads.contains(where: { $0.name.hasPrefix("nats.") }) {
+            do {
+                if try await !NATSWorkloads.start() {
+                    workloads.removeAll { $0.name.hasPrefix("nats.") }
+                    notes.append("nats.* rows skipped: nats-server is not installed (apt-get install -y nats-server)")
+                }
+            } catch {
+                workloads.removeAll { $0.name.hasPrefix("nats.") }
+                notes.append("nats.* rows skipped: nats-server did not start: \(error)")
+            }
+        }
 
         var rows: [Row] = []
         for workload in workloads {
@@ -144,6 +167,7 @@ struct HeraldBench {
                 fail("\(workload.name): \(error)")
             }
         }
+        await NATSWorkloads.stop()
         if json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
@@ -159,6 +183,7 @@ struct HeraldBench {
                   + pad(String(format: "%.1fx", row.ratio), 10) + pad(String(format: "≥ %g", row.target), 8)
                   + pad(String(format: "%.2f", row.heraldCPU), 16) + pad(String(format: "%.2f", row.baselineCPU), 18) + met)
         }
+        for note in notes { print(note) }
         if quick { print("(quick mode: short runs, rough numbers)") }
     }
 

@@ -51,8 +51,8 @@ extension ConnectionCore {
             record.delivered += 1
             let finished = record.max.map { record.delivered >= $0 } ?? false
             state.subscriptions[message.subscriptionID] = finished ? nil : record
-            if record.isInbox {
-                let token = String(message.subject.utf8.dropFirst(prefixCount)) ?? ""
+            if record.isInbox || record.routeToken != nil {
+                let token = record.routeToken ?? String(message.subject.utf8.dropFirst(prefixCount)) ?? ""
                 guard let route = state.replies[token] else { return .none }
                 if route.oneShot { state.replies[token] = nil }
                 return .route(route, token: token)

@@ -145,31 +145,50 @@ extension ConnectionCore {
         }
     }
 
-    /// A fresh reply subject under the inbox whose messages go to the given handlers (for a pull
-    /// request, which publishes its own request).
+    /// A reply subject with a subscription of its own whose messages go to the given handlers
+    /// (a pull request: the messages keep their stream subjects, so the subscription, not the
+    /// subject, says where they belong). The route and its subscription end together.
     func openRoute(
         subject: String, timeout: Duration,
         onMessage: @escaping @Sendable (NATSMessage) -> Bool, onEnd: @escaping @Sendable (NATSError) -> Void
     ) throws(NATSError) -> (token: String, replySubject: String) {
         try state.withLock { (state: inout CoreState) throws(NATSError) -> (String, String) in
             guard state.isAcceptingWork else { throw .closed }
-            ensureInbox(&state)
             state.nextToken += 1
             let token = String(state.nextToken, radix: 36)
+            let replySubject = inboxPrefix + "P." + token
+            let sid = state.nextSID
+            state.nextSID += 1
+            var record = SubscriptionRecord(subject: replySubject, queue: nil, continuation: nil)
+            record.routeToken = token
+            state.subscriptions[sid] = record
+            if state.phase == .connected {
+                NATSClientFrames.appendSubscribe(into: &state.outbound, subject: replySubject, queue: nil, sid: sid)
+            }
             let deadline = ContinuousClock.now.advanced(by: timeout)
             state.replies[token] = ReplyRoute(subject: subject, timeout: timeout, deadline: deadline, oneShot: false,
-                                              onMessage: onMessage, onEnd: onEnd)
+                                              onMessage: onMessage, onEnd: onEnd, sid: sid)
             state.deadlines.insert(deadline, token)
             wake(&state)
-            return (token, inboxPrefix + "." + token)
+            return (token, replySubject)
         }
     }
 
     /// Ends a route early (its waiter was cancelled, or it got what it needed): `onEnd` gets `reason`
     /// unless the route already ended.
     func cancelRoute(_ token: String, reason: NATSError?) {
-        let route = state.withLock { $0.replies.removeValue(forKey: token) }
+        let route = state.withLock { removeRoute(token, &$0) }
         if let reason { route?.onEnd(reason) }
+    }
+
+    /// Removes a route and its own subscription, with the lock held.
+    func removeRoute(_ token: String, _ state: inout CoreState) -> ReplyRoute? {
+        guard let route = state.replies.removeValue(forKey: token) else { return nil }
+        if let sid = route.sid, state.subscriptions.removeValue(forKey: sid) != nil, state.phase == .connected {
+            NATSClientFrames.appendUnsubscribe(into: &state.outbound, sid: sid, max: nil)
+            wake(&state)
+        }
+        return route
     }
 
     /// Subscribes the wildcard inbox once, with the lock held.

@@ -117,9 +117,8 @@ extension ConnectionCore {
         let expired = state.withLock { state -> [ReplyRoute] in
             var expired: [ReplyRoute] = []
             while let token = state.deadlines.popDue(now) {
-                if let route = state.replies[token], route.deadline <= now {
-                    state.replies[token] = nil
-                    expired.append(route)
+                if let route = state.replies[token], route.deadline <= now, let removed = removeRoute(token, &state) {
+                    expired.append(removed)
                 }
             }
             return expired

@@ -61,8 +61,11 @@ struct SubscriptionRecord {
     /// Unsubscribe after this many deliveries in total (`UNSUB sid max`).
     var max: Int?
     var delivered = 0
-    /// The request inbox: its messages go to ``CoreState/replies`` by token.
+    /// The request inbox: its messages go to ``CoreState/replies`` by the token of their subject.
     var isInbox = false
+    /// A pull request's own subscription: its messages (whose subjects are the stream's) go to
+    /// the route of this token.
+    var routeToken: String?
     /// Messages dropped for a full buffer and not reported yet.
     var unreportedDrops = 0
     var reportedDropping = false
@@ -82,6 +85,8 @@ struct ReplyRoute {
     var onMessage: @Sendable (NATSMessage) -> Bool
     /// Gets the reason the route ended without a (last) message: a timeout, close, cancellation.
     var onEnd: @Sendable (NATSError) -> Void
+    /// The route's own subscription, ended with it.
+    var sid: UInt64?
 }
 
 /// Counters of a connection, for status pages and tests.

@@ -1,0 +1,151 @@
+import HeraldTestSupport
+import Testing
+@testable import HeraldNATS
+
+/// The parser is fed arbitrary splits of the stream: valid streams parse the same at every split,
+/// garbage and torn frames give a ``NATSProtocolError`` and never trap.
+struct ProtocolParserFuzzTests {
+    static let validStream: [UInt8] = {
+        var bytes: [UInt8] = []
+        bytes += Array("INFO {\"server_id\":\"X\",\"version\":\"2.9.10\",\"max_payload\":1048576,\"headers\":true}\r\n".utf8)
+        bytes += Array("PING\r\n".utf8)
+        bytes += Array("MSG orders.new 1 5\r\nhello\r\n".utf8)
+        bytes += Array("MSG orders.new 12 reply.to 0\r\n\r\n".utf8)
+        bytes += Array("msg lower.case 3 4\r\n\r\n\r\n\r\n".utf8)
+        let block = "NATS/1.0\r\nNats-Msg-Id: 42\r\nHerald-Node: a\r\n\r\n"
+        bytes += Array("HMSG herald.loader 2 _INBOX.abc.1 \(block.utf8.count) \(block.utf8.count + 4)\r\n\(block)body\r\n".utf8)
+        let status = "NATS/1.0 503\r\n\r\n"
+        bytes += Array("HMSG _INBOX.abc.2 3 \(status.utf8.count) \(status.utf8.count)\r\n\(status)\r\n".utf8)
+        let noMessages = "NATS/1.0 404 No Messages\r\n\r\n"
+        bytes += Array("HMSG _INBOX.abc.3 3 \(noMessages.utf8.count) \(noMessages.utf8.count)\r\n\(noMessages)\r\n".utf8)
+        bytes += Array("+OK\r\nPONG\r\n-ERR 'Invalid Subject'\r\n".utf8)
+        bytes += Array("MSG big 9 300\r\n".utf8) + [UInt8](repeating: UInt8(ascii: "z"), count: 300) + [13, 10]
+        return bytes
+    }()
+
+    static func parse(_ pieces: [ArraySlice<UInt8>], maxControlLine: Int = 4096) -> (operations: [NATSServerOperation], error: NATSProtocolError?) {
+        var parser = NATSProtocolParser(maxControlLine: maxControlLine, maxPayload: 64 * 1024)
+        var operations: [NATSServerOperation] = []
+        do {
+            for piece in pieces {
+                parser.feed(piece)
+                while let operation = try parser.next() { operations.append(operation) }
+            }
+        } catch {
+            return (operations, error)
+        }
+        return (operations, nil)
+    }
+
+    @Test func validStreamParsesToItsOperations() throws {
+        let (operations, error) = Self.parse([Self.validStream[...]])
+        #expect(error == nil)
+        #expect(operations.count == 12)
+        guard operations.count == 12 else { return }
+        #expect(operations[1] == .ping)
+        #expect(operations[2] == .message(NATSMessage(subject: "orders.new", payload: Array("hello".utf8), subscriptionID: 1)))
+        #expect(operations[3] == .message(NATSMessage(subject: "orders.new", replyTo: "reply.to", payload: [], subscriptionID: 12)))
+        #expect(operations[4] == .message(NATSMessage(subject: "lower.case", payload: [13, 10, 13, 10], subscriptionID: 3)))
+        guard case .message(let withHeaders) = operations[5] else { Issue.record("not a message"); return }
+        #expect(withHeaders.headers?["Nats-Msg-Id"] == "42")
+        #expect(withHeaders.headers?["herald-node"] == "a")
+        #expect(withHeaders.string == "body")
+        #expect(withHeaders.replyTo == "_INBOX.abc.1")
+        guard case .message(let noResponders) = operations[6], case .message(let noMessages) = operations[7] else { return }
+        #expect(noResponders.status == 503)
+        #expect(noMessages.status == 404)
+        #expect(noMessages.headers?.statusDescription == "No Messages")
+        #expect(Array(operations[8...10]) == [.ok, .pong, .error("Invalid Subject")])
+    }
+
+    @Test func everySplitInTwoParsesIdentically() {
+        let whole = Self.parse([Self.validStream[...]]).operations
+        for cut in 0...Self.validStream.count {
+            let split = Self.parse([Self.validStream[..<cut], Self.validStream[cut...]])
+            #expect(split.error == nil, "split at \(cut)")
+            #expect(split.operations == whole, "split at \(cut)")
+        }
+    }
+
+    @Test func randomSplitsIncludingSingleBytesParseIdentically() {
+        let whole = Self.parse([Self.validStream[...]]).operations
+        var random = SeededGenerator(seed: 0x4E41_5453)
+        for round in 0..<300 {
+            var pieces: [ArraySlice<UInt8>] = []
+            var index = 0
+            while index < Self.validStream.count {
+                let length = round % 10 == 0 ? 1 : Int.random(in: 1...40, using: &random)
+                let end = min(Self.validStream.count, index + length)
+                pieces.append(Self.validStream[index..<end])
+                index = end
+            }
+            let split = Self.parse(pieces)
+            #expect(split.error == nil && split.operations == whole, "round \(round)")
+        }
+    }
+
+    @Test func truncatedStreamsWaitForMoreWithoutError() {
+        let whole = Self.parse([Self.validStream[...]]).operations
+        for cut in 0..<Self.validStream.count {
+            let torn = Self.parse([Self.validStream[..<cut]])
+            #expect(torn.error == nil)
+            #expect(Array(whole.prefix(torn.operations.count)) == torn.operations)
+        }
+    }
+
+    @Test func randomGarbageGivesAParseErrorAndNeverTraps() {
+        var random = SeededGenerator(seed: 0x6761_7262)
+        var errors = 0
+        for _ in 0..<500 {
+            let count = Int.random(in: 600...2000, using: &random)
+            let garbage = (0..<count).map { _ in UInt8.random(in: 0...255, using: &random) }
+            let result = Self.parse([garbage[...]], maxControlLine: 512)
+            if result.error != nil { errors += 1 }
+        }
+        #expect(errors == 500)
+    }
+
+    @Test func mutatedFramesNeverTrapAndBadOnesNameTheirOffset() {
+        var random = SeededGenerator(seed: 0x6D75_7461)
+        var failures = 0
+        for _ in 0..<2000 {
+            var stream = Self.validStream
+            for _ in 0..<Int.random(in: 1...4, using: &random) {
+                let position = Int.random(in: 0..<stream.count, using: &random)
+                switch Int.random(in: 0..<3, using: &random) {
+                case 0: stream[position] = UInt8.random(in: 0...255, using: &random)
+                case 1: stream.remove(at: position)
+                default: stream.insert(UInt8.random(in: 0...255, using: &random), at: position)
+                }
+            }
+            let result = Self.parse([stream[...]])
+            if let error = result.error {
+                failures += 1
+                #expect(error.offset >= 0 && error.offset <= stream.count)
+                #expect(!error.reason.isEmpty)
+            }
+        }
+        #expect(failures > 0)
+    }
+
+    @Test func specificTornFramesAreTypedErrors() {
+        let cases: [(String, String)] = [
+            ("MSG a 1 5\r\nhelloXY", "not followed by CRLF"),
+            ("MSG a x 5\r\nhello\r\n", "subscription id"),
+            ("MSG a 1 -5\r\n", "size"),
+            ("MSG a 1 99999999\r\n", "maximum payload"),
+            ("MSG a\r\n", "arguments"),
+            ("HMSG a 1 20 10\r\n", "exceeds its total"),
+            ("HMSG a 1 12 12\r\nNOTS/1.0\r\n\r\n\r\n", "NATS/1.0"),
+            ("HMSG a 1 16 16\r\nNATS/1.0 5x3\r\n\r\n\r\n", "three-digit"),
+            ("FOO bar\r\n", "not a NATS server operation"),
+            ("INFO nope\r\n", "JSON"),
+        ]
+        for (text, expected) in cases {
+            let result = Self.parse([Array(text.utf8)[...]])
+            #expect(result.error?.reason.contains(expected) == true, "\(text.debugDescription): \(String(describing: result.error))")
+        }
+        let long = [UInt8](repeating: UInt8(ascii: "A"), count: 5000)
+        #expect(Self.parse([long[...]]).error?.reason.contains("longer than") == true)
+    }
+}
