@@ -119,7 +119,7 @@ let package = Package(
         .testTarget(name: "HeraldRuntimeTests", dependencies: [
             "Herald", "HeraldRuntime", "HeraldCluster", "HeraldSubscribers", "HeraldLoaders", "HeraldServices", "HeraldSandbox", "HeraldTestSupport", "HeraldSync",
         ]),
-        .testTarget(name: "HeraldCLITests", dependencies: ["HeraldTestSupport", "HeraldSync"]),
+        .testTarget(name: "HeraldCLITests", dependencies: ["HeraldTestSupport", "HeraldSync", "HeraldNATS"]),
         // Test-only: `herald run` with a fault hook that kills the process at a post scheduler's
         // fault point, for the crash tests (the shipping binary has no crash hook).
         .executableTarget(

@@ -74,7 +74,9 @@ public final class NATSClusterBackend: ClusterBackend {
             throw ClusterError.from(error, "connecting to \(settings.servers.map(\.absoluteString).joined(separator: ", "))")
         }
         let jetStream = connection.jetStream(timeout: .seconds(10))
-        let provisioner = NATSClusterProvisioner(jetStream: jetStream, settings: settings)
+        // Short answers while provisioning: a cluster still electing its leader does not answer
+        // at all, and the connection service retries sooner.
+        let provisioner = NATSClusterProvisioner(jetStream: connection.jetStream(timeout: .seconds(3)), settings: settings)
         do {
             let (leases, states) = try await provisioner.provision()
             return NATSClusterBackend(connection: connection, jetStream: jetStream, settings: settings, provisioner: provisioner,

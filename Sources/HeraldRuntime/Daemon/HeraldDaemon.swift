@@ -223,7 +223,7 @@ public struct HeraldDaemon: Sendable {
         let subscriber = LogSubscriber(
             name: "subscriber.\(log.name)", patterns: log.topics.map { TopicPattern(stringLiteral: $0) },
             level: log.level, format: log.format, writer: writer,
-            summarizers: [LoaderEventSummaries.summarizer], redactor: Redactor(secrets: configuration.secrets))
+            summarizers: [LoaderEventSummaries.summarizer, ClusterEventSummaries.summarizer], redactor: Redactor(secrets: configuration.secrets))
         return subscriber.service(on: bus)
     }
 
