@@ -82,7 +82,8 @@ enum NATSWorkloads {
         var received = 0
         let start = ContinuousClock.now
         while received < n {
-            let batch = try await js.fetch(stream: stream.name, consumer: "bench", batch: window, expires: .seconds(5))
+            // Never more than remain: a pull for more than is pending waits out its expiry.
+            let batch = try await js.fetch(stream: stream.name, consumer: "bench", batch: min(window, n - received), expires: .seconds(5))
             for message in batch { try message.ack() }
             received += batch.count
         }
