@@ -1,6 +1,6 @@
 /// The JetStream operations the bridge and the shared post queue need, apart from the client:
 /// publishing to a stream with an acknowledgement, and pulling from a durable consumer.
-/// ``NATSClusterBroker`` implements them on HeraldNATS; tests may use their own.
+/// ``NATSClusterBackend`` implements them on HeraldNATS; tests may use their own.
 public protocol ClusterStreamPublisher: Sendable {
     /// Publishes each message to the stream that holds its subject and waits for the
     /// acknowledgements; one result per message, in order. A message carrying `Nats-Msg-Id`
