@@ -20,6 +20,7 @@ let package = Package(
         .library(name: "HeraldRuntime", targets: ["HeraldRuntime"]),
         .library(name: "HeraldLifecycle", targets: ["HeraldLifecycle"]),
         .library(name: "HeraldNATS", targets: ["HeraldNATS"]),
+        .library(name: "HeraldCluster", targets: ["HeraldCluster"]),
     ],
     targets: [
         // The bus. Standard library, Synchronization and FoundationEssentials only,
@@ -98,10 +99,19 @@ let package = Package(
             "HeraldStatus", "Herald", "HeraldHTTP", "HeraldLifecycle", "HeraldLoaders", "HeraldServices", "HeraldSubscribers", "HeraldTestSupport",
             "HeraldSync",
         ]),
+        // Several daemons on NATS JetStream: the event bridge, leased loaders with their state in
+        // a key-value bucket, and one shared queue of post intents.
+        .target(
+            name: "HeraldCluster",
+            dependencies: ["Herald", "HeraldServices", "HeraldLoaders", "HeraldSubscribers", "HeraldLifecycle", "HeraldSync", "HeraldNATS"]
+        ),
+        .testTarget(name: "HeraldClusterTests", dependencies: [
+            "HeraldCluster", "Herald", "HeraldLoaders", "HeraldSubscribers", "HeraldServices", "HeraldSandbox", "HeraldTestSupport", "HeraldSync",
+        ]),
         .target(
             name: "HeraldRuntime",
             dependencies: ["Herald", "HeraldServices", "HeraldLoaders", "HeraldSubscribers", "HeraldSandbox", "HeraldLifecycle", "HeraldSync",
-                           "HeraldStatus"]
+                           "HeraldStatus", "HeraldCluster"]
         ),
         .executableTarget(
             name: "timeline-observer",
@@ -120,9 +130,9 @@ let package = Package(
         ),
         .testTarget(name: "HeraldLoadersTests", dependencies: ["Herald", "HeraldLoaders", "HeraldServices", "HeraldSandbox", "HeraldSync"]),
         .testTarget(name: "HeraldRuntimeTests", dependencies: [
-            "Herald", "HeraldRuntime", "HeraldSubscribers", "HeraldLoaders", "HeraldServices", "HeraldSandbox", "HeraldTestSupport", "HeraldSync",
+            "Herald", "HeraldRuntime", "HeraldCluster", "HeraldSubscribers", "HeraldLoaders", "HeraldServices", "HeraldSandbox", "HeraldTestSupport", "HeraldSync",
         ]),
-        .testTarget(name: "HeraldCLITests", dependencies: ["HeraldTestSupport", "HeraldSync"]),
+        .testTarget(name: "HeraldCLITests", dependencies: ["HeraldTestSupport", "HeraldSync", "HeraldNATS"]),
         // Test-only: `herald run` with a fault hook that kills the process at a post scheduler's
         // fault point, for the crash tests (the shipping binary has no crash hook).
         .executableTarget(

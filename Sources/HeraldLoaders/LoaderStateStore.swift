@@ -20,7 +20,7 @@ import Darwin
 /// same first-in-first-out thread is what orders a loader's state after the intents its
 /// announcement queued (see Documentation/Daemon.md, "Posting"). ``read(_:)`` and
 /// ``write(_:for:)`` do the same work on the caller's thread.
-public struct LoaderStateStore: Sendable {
+public struct LoaderStateStore: LoaderStateStorage {
     /// What reading a state file found.
     public enum ReadResult: Sendable, Hashable {
         /// No file (or no directory configured): start afresh.
@@ -76,8 +76,8 @@ public struct LoaderStateStore: Sendable {
         }
     }
 
-    /// A store that keeps nothing.
-    public static let none = LoaderStateStore(directory: nil)
+    /// The directory's path (empty when nothing is kept).
+    public var location: String { directory?.path ?? "" }
 
     /// The state file of loader `id`.
     public func fileURL(for id: String) -> URL? {

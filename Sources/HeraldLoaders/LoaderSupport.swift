@@ -3,7 +3,7 @@ import Herald
 /// Pieces the three loaders share.
 enum LoaderSupport {
     /// Reads a loader's state file once, announcing a corrupt one on the bus.
-    static func readState(id: String, store: LoaderStateStore, bus: EventBus, sender: Sender) async -> LoaderState {
+    static func readState(id: String, store: any LoaderStateStorage, bus: EventBus, sender: Sender) async -> LoaderState {
         switch await store.load(id) {
         case .missing:
             return LoaderState()
@@ -17,12 +17,12 @@ enum LoaderSupport {
     }
 
     /// Writes a loader's state; the event to announce when that failed.
-    static func write(_ state: LoaderState, id: String, to store: LoaderStateStore) async -> LoaderStateUnwritable? {
+    static func write(_ state: LoaderState, id: String, to store: any LoaderStateStorage) async -> LoaderStateUnwritable? {
         do {
             try await store.save(state, for: id)
             return nil
         } catch {
-            return LoaderStateUnwritable(loader: id, directory: store.directory?.path ?? "", reason: error.description)
+            return LoaderStateUnwritable(loader: id, directory: store.location, reason: error.description)
         }
     }
 

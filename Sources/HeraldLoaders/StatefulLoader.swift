@@ -5,7 +5,7 @@ import Herald
 /// conforming actor supplies the one service call (``fetch(previous:)``).
 protocol StatefulLoader: Loader {
     var bus: EventBus { get }
-    var store: LoaderStateStore { get }
+    var store: any LoaderStateStorage { get }
     /// The kind named in `LoadFailed` (`timeline`, `tiqav`, `todo`).
     nonisolated var kind: String { get }
     var state: LoaderState? { get set }

@@ -40,7 +40,7 @@ public actor TimelineLoader: StatefulLoader {
     public nonisolated let request: Request
     private let client: TwitterClient
     let bus: EventBus
-    let store: LoaderStateStore
+    let store: any LoaderStateStorage
     nonisolated let kind = "timeline"
     var state: LoaderState?
     var running: Task<LoadOutcome, Never>?
@@ -50,7 +50,7 @@ public actor TimelineLoader: StatefulLoader {
     ///
     /// - Throws: ``LoaderSetupError/invalidID(_:)`` when `id` cannot be a topic token.
     public init(id: String, client: TwitterClient, request: Request = Request(), bus: EventBus,
-                stateStore: LoaderStateStore = .none) throws(LoaderSetupError) {
+                stateStore: any LoaderStateStorage = .none) throws(LoaderSetupError) {
         try LoaderTopics.validate(id: id)
         self.id = id
         self.client = client

@@ -25,7 +25,7 @@ public actor TiqavLoader: StatefulLoader {
     public nonisolated let request: Request
     private let client: TiqavClient
     let bus: EventBus
-    let store: LoaderStateStore
+    let store: any LoaderStateStorage
     nonisolated let kind = "tiqav"
     var state: LoaderState?
     var running: Task<LoadOutcome, Never>?
@@ -35,7 +35,7 @@ public actor TiqavLoader: StatefulLoader {
     ///
     /// - Throws: ``LoaderSetupError/invalidID(_:)`` when `id` cannot be a topic token.
     public init(id: String, client: TiqavClient, request: Request = .random, bus: EventBus,
-                stateStore: LoaderStateStore = .none) throws(LoaderSetupError) {
+                stateStore: any LoaderStateStorage = .none) throws(LoaderSetupError) {
         try LoaderTopics.validate(id: id)
         self.id = id
         self.client = client

@@ -14,7 +14,7 @@ public actor TodoLoader: StatefulLoader {
     public nonisolated let bucket: String
     private let client: BaaSClient
     let bus: EventBus
-    let store: LoaderStateStore
+    let store: any LoaderStateStorage
     nonisolated let kind = "todo"
     var state: LoaderState?
     var running: Task<LoadOutcome, Never>?
@@ -24,7 +24,7 @@ public actor TodoLoader: StatefulLoader {
     ///
     /// - Throws: ``LoaderSetupError/invalidID(_:)`` when `id` cannot be a topic token.
     public init(id: String, client: BaaSClient, bucket: String, bus: EventBus,
-                stateStore: LoaderStateStore = .none) throws(LoaderSetupError) {
+                stateStore: any LoaderStateStorage = .none) throws(LoaderSetupError) {
         try LoaderTopics.validate(id: id)
         self.id = id
         self.client = client

@@ -22,10 +22,3 @@ extension HTTPServerResponse {
     }
 }
 
-extension Duration {
-    /// The duration in seconds, for the sandbox's JSON.
-    var seconds: Double {
-        let (whole, fraction) = components
-        return Double(whole) + Double(fraction) / 1e18
-    }
-}

@@ -102,7 +102,7 @@ public struct ArchiveReader: Sendable {
     }
 
     /// Control characters escaped, so an archived text cannot drive the terminal.
-    static func oneLine(_ text: String) -> String {
+    package static func oneLine(_ text: String) -> String {
         var result = ""
         for scalar in text.unicodeScalars {
             if scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) {

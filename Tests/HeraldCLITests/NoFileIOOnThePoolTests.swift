@@ -38,6 +38,7 @@ import Darwin
         subscribers["file-log"] = ["kind": "log", "topics": [">"], "level": "info", "output": "var/herald.log"]
         config["subscribers"] = subscribers
         config.removeValue(forKey: "$schema")
+        config["http"] = ["listen": "127.0.0.1:0"]   // a free port: tests run side by side
         let file = directory.appendingPathComponent("config.json")
         try JSONSerialization.data(withJSONObject: config).write(to: file)
         let trace = directory.appendingPathComponent("trace.txt").path

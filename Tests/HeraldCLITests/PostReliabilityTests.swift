@@ -18,18 +18,21 @@ import Darwin
     /// `herald run` with a fault hook, built for the tests only.
     static let crashRun = BuiltProducts.url(of: "herald-crash-run")
 
-    /// A running `herald sandbox` whose timeline does not grow during the test.
+    /// A running `herald sandbox`.
     struct SandboxProcess {
         let process: ChildProcess
         let url: URL
 
-        static func start(in directory: URL, herald: URL) async throws -> SandboxProcess {
+        static let stillConfig = """
+            {"services": {"twitter": {"url": "sandbox", "auth": \(PostReliabilityTests.auth)}},
+             "loaders": {"feed": {"kind": "timeline", "service": "twitter", "every": "1h"}},
+             "sandbox": {"port": 0, "statusInterval": "1h"}}
+            """
+
+        /// Starts `herald sandbox` with `configText` (by default one whose timeline does not grow).
+        static func start(in directory: URL, herald: URL, config configText: String = stillConfig) async throws -> SandboxProcess {
             let config = directory.appendingPathComponent("sandbox.json")
-            try Data("""
-                {"services": {"twitter": {"url": "sandbox", "auth": \(PostReliabilityTests.auth)}},
-                 "loaders": {"feed": {"kind": "timeline", "service": "twitter", "every": "1h"}},
-                 "sandbox": {"port": 0, "statusInterval": "1h"}}
-                """.utf8).write(to: config)
+            try Data(configText.utf8).write(to: config)
             let process = try ChildProcess(herald, ["sandbox", "--config", config.path])
             let listening = await process.waitForStandardOutput { $0.contains("sandbox listening on ") && $0.contains("\n") }
             #expect(listening, "sandbox stderr: \(process.stderr)")

@@ -247,7 +247,7 @@ extension ConfigFixtures {
         let data = try Data(contentsOf: Self.root.appendingPathComponent("config.schema.json"))
         let schema = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
         let properties = try #require(schema["properties"] as? [String: Any])
-        #expect(properties.keys.sorted() == ["$schema", "http", "loaders", "sandbox", "services", "state", "subscribers"])
+        #expect(properties.keys.sorted() == ["$schema", "cluster", "http", "loaders", "sandbox", "services", "state", "subscribers"])
         #expect(schema["additionalProperties"] as? Bool == false)
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import HeraldLifecycle
+import HeraldSync
 
 /// Runs a load on a ``SchedulePolicy`` over any clock: once at start, then as
 /// ``ScheduleState`` decides, until the task running ``run()`` is cancelled or, in a
@@ -62,8 +63,7 @@ public struct LoaderSchedule<C: Clock>: Service where C.Duration == Duration {
             tick = outcome.succeeded ? tick.advanced(by: pause) : current.advanced(by: pause)
             if tick < current { tick = current }
             if let monitor {
-                let (seconds, attoseconds) = current.duration(to: tick).components
-                monitor.waiting(until: ended.addingTimeInterval(Double(seconds) + Double(attoseconds) / 1e18))
+                monitor.waiting(until: ended.addingTimeInterval(current.duration(to: tick).timeInterval))
             }
             do {
                 try await clock.sleep(until: tick, tolerance: nil)

@@ -197,7 +197,7 @@ extension ConfigLoader {
                                      rotation: rotation))
     }
 
-    private func readTopics(_ value: ConfigJSON?, path: String, _ reader: ConfigReader) -> [String]? {
+    func readTopics(_ value: ConfigJSON?, path: String, _ reader: ConfigReader) -> [String]? {
         guard let value else { return [">"] }
         guard case .array(let items) = value, !items.isEmpty else {
             reader.report(path, "expected a non-empty array of topic patterns, got \(value.shown)")

@@ -1,4 +1,5 @@
 import Foundation
+import HeraldCluster
 import HeraldLoaders
 import HeraldSandbox
 import HeraldServices
@@ -48,7 +49,7 @@ public struct ConfigLoader: Sendable {
         }
         if !textIssues.isEmpty { throw ConfigError(issues: textIssues) }
         let reader = ConfigReader(environment: environment)
-        let keys = ["$schema", "state", "services", "loaders", "subscribers", "sandbox", "http"]
+        let keys = ["$schema", "state", "services", "loaders", "subscribers", "sandbox", "http", "cluster"]
         guard let top = reader.object(root, at: "", allowed: keys) else { throw ConfigError(issues: reader.issues) }
         let state = reader.string(top, "state", at: "") ?? "var/state"
         let services = readServices(top["services"], reader)
@@ -60,12 +61,13 @@ public struct ConfigLoader: Sendable {
         checkStateDirectory(state, loaders: loaders, subscribers: subscribers, baseDirectory: baseDirectory, reader)
         let sandbox = readSandbox(top["sandbox"], reader)
         let http = readHTTP(top["http"], reader)
+        let cluster = readCluster(top["cluster"], reader)
         guard reader.issues.isEmpty, let services = services.map({ $0.compactMapValues { $0 } }) else {
             throw ConfigError(issues: reader.issues)
         }
         return HeraldConfiguration(
             directory: baseDirectory, stateDirectory: Self.resolve(state, against: baseDirectory), services: services, loaders: loaders,
-            subscribers: subscribers, sandbox: sandbox, secrets: reader.secrets, http: http)
+            subscribers: subscribers, sandbox: sandbox, cluster: cluster, secrets: reader.secrets, http: http)
     }
 
     /// The services written with `"url": "sandbox"`, valid or not (a loader's minimum interval

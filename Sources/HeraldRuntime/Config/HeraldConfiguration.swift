@@ -1,4 +1,5 @@
 import Foundation
+import HeraldCluster
 import HeraldLoaders
 import HeraldSandbox
 import HeraldServices
@@ -20,6 +21,9 @@ public struct HeraldConfiguration: Sendable {
     public var subscribers: [String: SubscriberConfiguration]
     /// The embedded sandbox, started when a service's url is `"sandbox"`.
     public var sandbox: SandboxSettings
+    /// The `cluster` section: with it the daemon is one node of several on NATS JetStream;
+    /// without it (nil) it runs alone.
+    public var cluster: ClusterSettings?
     /// Every secret value, for redaction.
     public var secrets: [String]
     /// The status endpoint (metrics, `/status`, the live page); nil when there is none.

@@ -1,5 +1,6 @@
 import Foundation
 import Herald
+import HeraldCluster
 import HeraldLifecycle
 import HeraldLoaders
 import HeraldSandbox
@@ -25,11 +26,12 @@ public struct HeraldDaemon: Sendable {
     public let configuration: HeraldConfiguration
     private let makeWriter: WriterFactory
     private let drainTimeout: Duration
-    private let makeSchedule: @Sendable (SchedulePolicy, UInt64, ScheduleMonitor, @escaping @Sendable () async -> LoadOutcome) -> any Service
+    let makeSchedule: @Sendable (SchedulePolicy, UInt64, ScheduleMonitor, @escaping @Sendable () async -> LoadOutcome) -> any Service
     private let makeGroup: @Sendable ([ServiceGroup.Member], [UnixSignal], Duration?, @escaping @Sendable (ServiceGroup.Event) -> Void) -> ServiceGroup
-    private let postClock: any Clock<Duration>
-    private let now: @Sendable () -> Date
+    let postClock: any Clock<Duration>
+    let now: @Sendable () -> Date
     private let postFaultHook: (@Sendable (PostScheduler.FaultPoint) -> Void)?
+    let clusterConnector: ClusterConnector
 
     /// Creates a daemon.
     ///
@@ -42,9 +44,13 @@ public struct HeraldDaemon: Sendable {
     ///     sandbox's timeline and todos grow on it too (a fixed date in tests).
     ///   - postFaultHook: called at the post schedulers' fault points (the crash tests' helper
     ///     stops the process there; the shipping `herald` passes none).
+    ///   - clusterConnector: connects a daemon with a `cluster` section (tests may give one of
+    ///     their own; by default NATS JetStream, see ``NATSClusterBackend``).
     public init<C: Clock>(configuration: HeraldConfiguration, makeWriter: WriterFactory? = nil, drainTimeout: Duration = .seconds(3),
                           clock: C, now: @escaping @Sendable () -> Date = { Date() },
-                          postFaultHook: (@Sendable (PostScheduler.FaultPoint) -> Void)? = nil) where C.Duration == Duration {
+                          postFaultHook: (@Sendable (PostScheduler.FaultPoint) -> Void)? = nil,
+                          clusterConnector: ClusterConnector? = nil) where C.Duration == Duration {
+        self.clusterConnector = clusterConnector ?? NATSClusterBackend.connect
         self.makeSchedule = { policy, seed, monitor, load in
             LoaderSchedule(policy: policy, clock: clock, seed: seed, now: now, monitor: monitor, load: load)
         }
@@ -119,6 +125,36 @@ public struct HeraldDaemon: Sendable {
                 continue
             }
         }
+        if let cluster = configuration.cluster {
+            members += clusterMembers(cluster, bus: bus, drain: drain, sandbox: sandbox, sources: sources)
+        } else {
+            members += aloneMembers(bus: bus, drain: drain, store: store, sandbox: sandbox, sources: sources)
+        }
+        let announcement = announcement
+        let group = makeGroup(members, stopOnSignals ? [.sigint, .sigterm] : [], duration) { event in
+            switch event {
+            case .started:
+                sources.markReady()
+                started(announcement(sandbox?.sandbox?.baseURL, endpoint?.url))
+            case .stopping(let reason): stopping(DaemonStopping(reason))
+            case .stoppingAtOnce(let signal): stopping(.signalAgain(signal.rawValue))
+            }
+        }
+        do {
+            try await group.run()
+        } catch {
+            throw error.underlying as? DaemonError ?? DaemonError(error.description)
+        }
+        // No report: the run stopped before the drain started, so nothing that publishes ran.
+        let report = drain.shutdownReport
+        return DaemonStopped(drained: report?.drained ?? true, discarded: report?.totalDiscarded ?? 0)
+    }
+
+    /// The members after the log and archive subscribers when the daemon runs alone.
+    private func aloneMembers(bus: EventBus, drain: BusDrainService, store: LoaderStateStore, sandbox: SandboxService?,
+                              sources: StatusSources) -> [ServiceGroup.Member] {
+        var members: [ServiceGroup.Member] = []
+        let names = configuration.subscribers.keys.sorted()
         members.append(.init("bus", drain))
         // Post schedulers after the log and archive subscribers, so the posts they resume from
         // their outboxes are seen there.
@@ -139,24 +175,7 @@ public struct HeraldDaemon: Sendable {
                 return makeSchedule(settings.schedule, Self.seed(id), monitor, { await loader.load() })
             }))
         }
-        let announcement = announcement
-        let group = makeGroup(members, stopOnSignals ? [.sigint, .sigterm] : [], duration) { event in
-            switch event {
-            case .started:
-                sources.markReady()
-                started(announcement(sandbox?.sandbox?.baseURL, endpoint?.url))
-            case .stopping(let reason): stopping(DaemonStopping(reason))
-            case .stoppingAtOnce(let signal): stopping(.signalAgain(signal.rawValue))
-            }
-        }
-        do {
-            try await group.run()
-        } catch {
-            throw error.underlying as? DaemonError ?? DaemonError(error.description)
-        }
-        // No report: the run stopped before the drain started, so nothing that publishes ran.
-        let report = drain.shutdownReport
-        return DaemonStopped(drained: report?.drained ?? true, discarded: report?.totalDiscarded ?? 0)
+        return members
     }
 
     private func sandboxSettings() -> SandboxConfiguration {
@@ -220,27 +239,33 @@ public struct HeraldDaemon: Sendable {
         let subscriber = LogSubscriber(
             name: "subscriber.\(log.name)", patterns: log.topics.map { TopicPattern(stringLiteral: $0) },
             level: log.level, format: log.format, writer: writer,
-            summarizers: [LoaderEventSummaries.summarizer, StatusEventSummaries.summarizer], redactor: Redactor(secrets: configuration.secrets))
+            summarizers: [LoaderEventSummaries.summarizer, ClusterEventSummaries.summarizer, StatusEventSummaries.summarizer], redactor: Redactor(secrets: configuration.secrets))
         return subscriber.service(on: bus)
     }
 
-    private func makePostScheduler(_ name: String, _ posting: PostingSettings, sandbox: Sandbox?) throws(DaemonError) -> PostScheduler {
+    /// The services a post subscriber's rules name, as clients.
+    func postServices(_ name: String, _ rules: [PostRule], sandbox: Sandbox?) throws(DaemonError) -> [String: any PostService] {
         let directory = ServiceDirectory(configuration: configuration, sandbox: sandbox, transport: SchemeRoutingTransport())
         var services: [String: any PostService] = [:]
-        for service in Set(posting.rules.map(\.service)) {
+        for service in Set(rules.map(\.service)) {
             switch configuration.services[service] {
             case .twitter?: services[service] = TwitterPostService(client: try directory.twitter(service), baseDirectory: configuration.directory)
             case .baas?: services[service] = BaaSPostService(client: try directory.baas(service))
             default: throw DaemonError("subscribers.\(name): service \(service) cannot post")
             }
         }
+        return services
+    }
+
+    private func makePostScheduler(_ name: String, _ posting: PostingSettings, sandbox: Sandbox?) throws(DaemonError) -> PostScheduler {
+        let services = try postServices(name, posting.rules, sandbox: sandbox)
         let outbox = posting.outbox.map { ConfigLoader.resolve($0, against: configuration.directory) }
             ?? configuration.stateDirectory.appendingPathComponent("outbox").appendingPathComponent("\(name).jsonl")
         return PostScheduler(name: name, rules: posting.rules, services: services, outboxPath: outbox.path, retry: posting.retry,
                              clock: postClock, now: now, faultHook: postFaultHook)
     }
 
-    private func makeLoader(_ id: String, _ settings: LoaderConfiguration, bus: EventBus, store: LoaderStateStore,
+    func makeLoader(_ id: String, _ settings: LoaderConfiguration, bus: EventBus, store: any LoaderStateStorage,
                             sandbox: Sandbox?) throws(DaemonError) -> any Loader {
         let services = ServiceDirectory(configuration: configuration, sandbox: sandbox, transport: SchemeRoutingTransport())
         switch settings.kind {

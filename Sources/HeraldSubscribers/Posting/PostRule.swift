@@ -194,7 +194,7 @@ public struct PostRate: Sendable, Hashable, CustomStringConvertible {
     public var description: String { "\(count) per \(period)" }
 
     /// When the next post may go, given the recent posts' times (nil: now).
-    func nextSlot(after sends: [Date], now: Date) -> Date? {
+    package func nextSlot(after sends: [Date], now: Date) -> Date? {
         let window = period.timeInterval
         let recent = sends.filter { now.timeIntervalSince($0) < window }.sorted()
         guard recent.count >= count else { return nil }

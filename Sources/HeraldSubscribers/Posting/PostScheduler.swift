@@ -223,39 +223,20 @@ public final class PostScheduler: Sendable {
     // MARK: Intake (on the publisher's task)
 
     private func accept(_ envelope: Envelope<any Event>, rule: PostRule, bus: EventBus) throws {
-        let event = try Self.json(of: envelope.event)
-        let topic = envelope.topic.name
+        let outcomes = try PostIntake.outcomes(for: envelope, rule: rule, now: now(),
+                                               claim: { key in state.withLock { $0.known.insert(key).inserted } },
+                                               unclaim: { key in state.withLock { _ = $0.known.remove(key) } })
         let correlation = envelope.correlationID.description
-        var contexts: [(key: String, context: PostContext)] = []
-        switch rule.scope {
-        case .event:
-            contexts = [("\(rule.name):event:\(envelope.id)", PostContext(event: event, topic: topic))]
-        case .newItems:
-            guard let items = Self.newItems(of: event) else {
-                _ = try? bus.post(PostFailed(rule: rule.name, key: nil, service: rule.service,
-                                             reason: "the event on \(topic) has no array of new items (a field named new…)",
-                                             correlation: correlation, attempts: 0), from: Sender(name), correlation: envelope.correlationID)
-                return
-            }
-            // The item's id, qualified by who announced it: two loaders' ids may overlap.
-            let source = envelope.sender?.id ?? topic
-            contexts = items.map { ("\(rule.name):item:\(source):\(Self.itemID($0))", PostContext(event: event, item: $0, topic: topic)) }
-        }
-        for (key, context) in contexts where rule.conditions.allSatisfy({ $0.holds(in: context) }) {
-            // Claimed before anything else: two publishers announcing the same item at once
-            // make one intent, not two.
-            guard state.withLock({ $0.known.insert(key).inserted }) else { continue }
-            let content: PostIntent.Content
-            do {
-                content = try Self.render(rule.target, context)
-            } catch {
-                state.withLock { _ = $0.known.remove(key) }
-                _ = try? bus.post(PostFailed(rule: rule.name, key: key, service: rule.service, reason: error.description,
-                                             correlation: correlation, attempts: 0), from: Sender(name), correlation: envelope.correlationID)
+        for outcome in outcomes {
+            let intent: PostIntent
+            switch outcome {
+            case .failed(let failure):
+                _ = try? bus.post(failure, from: Sender(name), correlation: envelope.correlationID)
                 continue
+            case .intent(let made):
+                intent = made
             }
-            let intent = PostIntent(key: key, rule: rule.name, service: rule.service, content: content,
-                                    correlation: correlation, created: now())
+            let key = intent.key
             // Queued, not written: the publisher does no I/O. The worker sends only once this
             // append has finished.
             let journal = outbox.io.submit { [self, weak bus] () -> Bool in
@@ -299,7 +280,7 @@ public final class PostScheduler: Sendable {
         }
     }
 
-    static func render(_ target: PostRule.Target, _ context: PostContext) throws(PostRenderError) -> PostIntent.Content {
+    package static func render(_ target: PostRule.Target, _ context: PostContext) throws(PostRenderError) -> PostIntent.Content {
         switch target {
         case .status(let text, let media):
             let path: String? = switch media {
@@ -322,7 +303,7 @@ public final class PostScheduler: Sendable {
     }
 
     /// The event's JSON form, dates in ISO 8601.
-    static func json(of event: any Event) throws -> JSONValue {
+    package static func json(of event: any Event) throws -> JSONValue {
         let encoder = JSONEncoder()
         encoder.dateEncodingStrategy = .iso8601
         let data = try encode(event, with: encoder)
@@ -332,7 +313,7 @@ public final class PostScheduler: Sendable {
     private static func encode<E: Event>(_ event: E, with encoder: JSONEncoder) throws -> Data { try encoder.encode(event) }
 
     /// The event's array of new items: its field whose name starts with `new` and holds an array.
-    static func newItems(of event: JSONValue) -> [JSONValue]? {
+    package static func newItems(of event: JSONValue) -> [JSONValue]? {
         guard case .object(let fields) = event else { return nil }
         for key in fields.keys.sorted() where key.hasPrefix("new") {
             if case .array(let items)? = fields[key] { return items }
@@ -341,7 +322,7 @@ public final class PostScheduler: Sendable {
     }
 
     /// An item's identity: its `id_str`, `_id`, `id` or `objectId`, else a digest of its JSON.
-    static func itemID(_ item: JSONValue) -> String {
+    package static func itemID(_ item: JSONValue) -> String {
         if case .object(let fields) = item {
             for name in ["id_str", "_id", "id", "objectId"] {
                 switch fields[name] {
@@ -359,10 +340,6 @@ public final class PostScheduler: Sendable {
 
     private func deliver(_ queued: Queued, rule: PostRule) async {
         let intent = queued.intent
-        var mayExist = queued.mayExist
-        var requests = 0
-        var failures = 0
-        var backoff = retry.initial
         defer {
             state.withLock { state in
                 state.pending -= 1
@@ -376,53 +353,15 @@ public final class PostScheduler: Sendable {
             await finish(intent, rule: rule, failure: "no service named \(intent.service) is configured", status: nil, requests: 0)
             return
         }
-        while !Task.isCancelled {
-            if let wait = waitBeforeSending(rule) {
-                guard (try? await clock.sleep(for: wait)) != nil else { return }
-                continue
-            }
-            requests += 1
-            do {
-                let id = try await service.post(intent, mayExist: mayExist, progress: progressReporter(intent))
-                await finish(intent, rule: rule, sentID: id, duplicate: false, requests: requests)
-                return
-            } catch {
-                switch PostErrorClass(error) {
-                case .cancelled:
-                    if Task.isCancelled { return }  // stopping; otherwise a cancelled request is retried
-                    mayExist = true
-                    guard (try? await clock.sleep(for: backoff)) != nil else { return }
-                    backoff = min(backoff * 2, retry.maximum)
-                case .duplicate where mayExist:
-                    // An earlier attempt (or run) made it.
-                    await finish(intent, rule: rule, sentID: nil, duplicate: true, requests: requests)
-                    return
-                case .duplicate:
-                    // A first attempt cannot have been made before: another item rendered the same text.
-                    await finish(intent, rule: rule, failure: "the service already has a status with this text (code 187); a different item posted it",
-                           status: 403, requests: requests)
-                    return
-                case .permanent(let reason, let status):
-                    await finish(intent, rule: rule, failure: reason, status: status, requests: requests)
-                    return
-                case .rateLimited(let reset):
-                    // Until the reset, and at least the backoff, which grows: a reset that looks
-                    // past (clocks apart) or none at all does not make a tight loop.
-                    mayExist = true
-                    let wait = max(reset.map { Self.duration(from: now(), to: $0) } ?? .zero, backoff)
-                    guard (try? await clock.sleep(for: min(wait, .seconds(900)))) != nil else { return }
-                    backoff = min(backoff * 2, retry.maximum)
-                case .retry(let reason):
-                    mayExist = true
-                    failures += 1
-                    guard failures < retry.attempts else {
-                        await finish(intent, rule: rule, failure: "gave up after \(requests) attempts: \(reason)", status: nil, requests: requests)
-                        return
-                    }
-                    guard (try? await clock.sleep(for: backoff)) != nil else { return }
-                    backoff = min(backoff * 2, retry.maximum)
-                }
-            }
+        let attempts = PostAttempts(retry: retry, clock: clock, now: now)
+        switch await attempts.send(intent, through: service, mayExist: queued.mayExist, waitBeforeSending: { waitBeforeSending(rule) },
+                                   progress: progressReporter(intent)) {
+        case .sent(let id, let duplicate, let requests):
+            await finish(intent, rule: rule, sentID: id, duplicate: duplicate, requests: requests)
+        case .failed(let reason, let status, let requests):
+            await finish(intent, rule: rule, failure: reason, status: status, requests: requests)
+        case .stopped:
+            return
         }
     }
 
@@ -509,7 +448,7 @@ public final class PostScheduler: Sendable {
                            from: Sender(name), correlation: intent.correlation.flatMap(EventID.init))
     }
 
-    static func duration(from start: Date, to end: Date) -> Duration {
+    package static func duration(from start: Date, to end: Date) -> Duration {
         let seconds = max(0, end.timeIntervalSince(start))
         return .milliseconds(Int64((seconds * 1000).rounded(.up)))
     }

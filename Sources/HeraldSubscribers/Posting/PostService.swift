@@ -95,7 +95,7 @@ public struct BaaSPostService: PostService {
 }
 
 /// How the scheduler treats an error of a post.
-enum PostErrorClass: Equatable {
+package enum PostErrorClass: Equatable {
     /// The service already has it (Twitter's 187): counts as sent.
     case duplicate
     /// Wait until the date (a rate-limit reset), then try again; not counted as an attempt.
@@ -107,7 +107,7 @@ enum PostErrorClass: Equatable {
     /// The scheduler is stopping.
     case cancelled
 
-    init(_ error: any Error) {
+    package init(_ error: any Error) {
         if error is CancellationError {
             self = .cancelled
             return

@@ -1,0 +1,165 @@
+import Foundation
+import Herald
+import HeraldLifecycle
+import HeraldServices
+import HeraldSubscribers
+import HeraldSync
+
+/// Sends the cluster's post intents, as a service: every node runs one, and all pull from the
+/// one durable consumer of the post queue, so each intent is handed to one node at a time.
+///
+/// For each intent it first looks for the key's record in the state bucket (`post.<sha1 of
+/// the key>`): a post already made is acknowledged and reported as a duplicate sent. Otherwise
+/// it sends the post as the ``PostScheduler`` does (quiet hours and the rule's rate as this
+/// node counts them, retries, rate-limit resets), telling the server it is still working every
+/// third of the ack wait; `mayExist` is true from the second delivery on, so a node that takes
+/// over an intent from a node killed mid-post relies on the service's duplicate detection (or
+/// the BaaS key lookup). After the service answered: the record is written, the intent is
+/// acknowledged, `post.<rule>.sent` / `.failed` is published. A node stopping mid-post gives
+/// the intent back (nak) for another node; a node killed mid-post stops telling the server,
+/// which delivers the intent again after the ack wait.
+public final class ClusterPostWorker<C: Clock>: Service, Sendable where C.Duration == Duration {
+    private let name: String
+    private let rules: [String: PostRule]
+    private let services: [String: any PostService]
+    private let consumer: any ClusterPullConsumer
+    private let records: any ClusterKeyValue
+    private let bus: EventBus
+    private let clock: C
+    private let now: @Sendable () -> Date
+    private let retry: PostScheduler.RetryPolicy
+    private let ackWait: Duration
+    private let node: String
+    private let sends = SyncLock<[String: [Date]]>([:])
+
+    /// A worker for the rules of every post subscriber (by rule name) and their services.
+    public init(name: String, rules: [PostRule], services: [String: any PostService], consumer: any ClusterPullConsumer,
+                records: any ClusterKeyValue, bus: EventBus, node: String, retry: PostScheduler.RetryPolicy, ackWait: Duration,
+                clock: C, now: @escaping @Sendable () -> Date = { Date() }) {
+        self.name = name
+        self.rules = Dictionary(rules.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        self.services = services
+        self.consumer = consumer
+        self.records = records
+        self.bus = bus
+        self.node = node
+        self.retry = retry
+        self.ackWait = ackWait
+        self.clock = clock
+        self.now = now
+    }
+
+    /// The state bucket's key recording `key`'s post (keys allow only a few characters).
+    public static func recordKey(_ key: String) -> String {
+        "post." + SHA1.hash(Array(key.utf8)).map { String(format: "%02x", $0) }.joined()
+    }
+
+    /// Pulls and sends until shut down.
+    public func run() async throws {
+        announceStarted()
+        _ = try? await cancelWhenGracefulShutdown {
+            try await waitUntilGroupStarted()
+            await self.loop()
+        }
+    }
+
+    private func loop() async {
+        var pause = Duration.milliseconds(100)
+        while !Task.isCancelled {
+            do {
+                for delivery in try await consumer.fetch(batch: 1, wait: .seconds(1)) {
+                    await handle(delivery)
+                }
+                pause = .milliseconds(100)
+            } catch {
+                if error.isCancelled || Task.isCancelled { return }
+                guard (try? await clock.sleep(for: pause)) != nil else { return }
+                pause = min(pause * 2, .seconds(5))
+            }
+        }
+    }
+
+    private func handle(_ delivery: ClusterDelivery) async {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        guard let intent = try? decoder.decode(PostIntent.self, from: Data(delivery.message.payload)) else {
+            let rule = String(delivery.message.subject.dropFirst(ClusterSettings.postSubjectPrefix.count))
+            post(PostFailed(rule: rule, key: delivery.message.header(ClusterEventCodec.messageIDHeader), service: "-",
+                            reason: "the post queue's message on \(delivery.message.subject) is not a post intent", correlation: nil, attempts: 0), nil)
+            try? await delivery.settle(.term)
+            return
+        }
+        let correlation = intent.correlation.flatMap(EventID.init)
+        let recordKey = Self.recordKey(intent.key)
+        if let record = try? await records.get(recordKey) {
+            let done = (try? JSONSerialization.jsonObject(with: Data(record.value))) as? [String: Any]
+            try? await delivery.settle(.ack)
+            if done?["result"] as? String == "sent" {
+                post(PostSent(rule: intent.rule, key: intent.key, service: intent.service, id: done?["id"] as? String, duplicate: true,
+                              correlation: intent.correlation, attempts: 0), correlation)
+            }
+            return
+        }
+        guard let rule = rules[intent.rule], let service = services[intent.service] else {
+            try? await delivery.settle(.term)
+            post(PostFailed(rule: intent.rule, key: intent.key, service: intent.service,
+                            reason: "node \(node) has no rule \(intent.rule) posting through \(intent.service); every node needs the same post rules",
+                            correlation: intent.correlation, attempts: 0), correlation)
+            return
+        }
+        let heartbeat = Task { [clock, ackWait] in
+            while (try? await clock.sleep(for: ackWait / 3)) != nil {
+                try? await delivery.settle(.inProgress)
+            }
+        }
+        defer { heartbeat.cancel() }
+        let attempts = PostAttempts(retry: retry, clock: clock, now: now)
+        let outcome = await attempts.send(intent, through: service, mayExist: delivery.deliveryCount > 1,
+                                          waitBeforeSending: { waitBeforeSending(rule) }, progress: { _ in })
+        heartbeat.cancel()
+        switch outcome {
+        case .sent(let id, let duplicate, let requests):
+            await record(intent, recordKey, result: "sent", id: id)
+            try? await delivery.settle(.ack)
+            let date = now()
+            if let rate = rule.rate {
+                sends.withLock { sends in
+                    sends[rule.name, default: []].removeAll { date.timeIntervalSince($0) >= rate.period.timeInterval }
+                    sends[rule.name, default: []].append(date)
+                }
+            }
+            post(PostSent(rule: intent.rule, key: intent.key, service: intent.service, id: id, duplicate: duplicate,
+                          correlation: intent.correlation, attempts: requests), correlation)
+        case .failed(let reason, let status, let requests):
+            await record(intent, recordKey, result: "failed", id: nil)
+            try? await delivery.settle(.ack)
+            post(PostFailed(rule: intent.rule, key: intent.key, service: intent.service, reason: reason, status: status,
+                            correlation: intent.correlation, attempts: requests), correlation)
+        case .stopped:
+            // Not in the cancelled task: the nak must still be sent, so another node takes it now.
+            await Task { try? await delivery.settle(.nak) }.value
+        }
+    }
+
+    /// Writes the key's record (best effort: the ack follows either way; the dedupe window and
+    /// the service's duplicate detection still stand behind it).
+    private func record(_ intent: PostIntent, _ key: String, result: String, id: String?) async {
+        var object: [String: Any] = ["key": intent.key, "result": result, "node": node]
+        if let id { object["id"] = id }
+        guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]) else { return }
+        _ = try? await records.put(key, value: Array(data))
+    }
+
+    private func waitBeforeSending(_ rule: PostRule) -> Duration? {
+        let now = now()
+        if let end = rule.quiet?.end(after: now) { return PostScheduler.duration(from: now, to: end) }
+        if let rate = rule.rate, let slot = rate.nextSlot(after: sends.withLock { $0[rule.name] ?? [] }, now: now) {
+            return max(PostScheduler.duration(from: now, to: slot), .milliseconds(1))
+        }
+        return nil
+    }
+
+    private func post<E: Event>(_ event: E, _ correlation: EventID?) {
+        _ = try? bus.post(event, from: Sender(name), correlation: correlation)
+    }
+}

@@ -1,0 +1,112 @@
+import HeraldNATS
+
+/// The cluster on NATS JetStream (HeraldNATS): the event stream, this node's import consumer,
+/// the post work queue and its shared consumer, the lease and state buckets.
+///
+/// ``connect(_:)`` connects to the first of ``ClusterSettings/servers`` that accepts, then makes
+/// sure every resource exists with this node's settings (``NATSClusterProvisioner``): a missing
+/// one is created, one that exists with other settings is an error naming it and the
+/// difference, and nothing on the server is changed. Errors are ``ClusterError``s:
+/// `unavailable` (no server answered, JetStream has no leader yet; worth retrying) or
+/// `refused` (the settings differ, JetStream is switched off, the server answered an error).
+public final class NATSClusterBackend: ClusterBackend {
+    /// The connection.
+    public let connection: NATSConnection
+    /// The JetStream context on it.
+    public let jetStream: JetStreamContext
+    /// The settings it was provisioned with.
+    public let settings: ClusterSettings
+    /// Publishes events and post intents with acknowledgements.
+    public let publisher: any ClusterStreamPublisher
+    /// This node's durable consumer of the event stream (`herald-import-<node>`).
+    public let imports: any ClusterPullConsumer
+    /// The shared durable consumer of the post queue (`herald-posters`).
+    public let intents: any ClusterPullConsumer
+    /// The lease bucket.
+    public let leases: any ClusterKeyValue
+    /// The state bucket.
+    public let states: any ClusterKeyValue
+    /// The connection's events as this node's reports.
+    public let reports: AsyncStream<ClusterConnectionChanged>
+    private let forwarding: Task<Void, Never>
+
+    private init(connection: NATSConnection, jetStream: JetStreamContext, settings: ClusterSettings, provisioner: NATSClusterProvisioner,
+                 leases: KeyValueBucket, states: KeyValueBucket) {
+        self.connection = connection
+        self.jetStream = jetStream
+        self.settings = settings
+        publisher = NATSStreamPublisher(jetStream: jetStream)
+        imports = NATSPullConsumer(jetStream: jetStream, stream: settings.stream, consumer: NATSClusterProvisioner.importConsumer(for: settings.node)) { () async throws(ClusterError) in
+            try await provisioner.ensureImportConsumer()
+        }
+        intents = NATSPullConsumer(jetStream: jetStream, stream: settings.postStream, consumer: ClusterSettings.postConsumer) { () async throws(ClusterError) in
+            try await provisioner.ensurePostConsumer()
+        }
+        self.leases = NATSClusterKeyValue(bucket: leases)
+        self.states = NATSClusterKeyValue(bucket: states)
+        let (reports, continuation) = AsyncStream.makeStream(of: ClusterConnectionChanged.self)
+        self.reports = reports
+        let node = settings.node
+        forwarding = Task {
+            for await event in connection.events {
+                continuation.yield(Self.report(event, node: node))
+            }
+            continuation.finish()
+        }
+    }
+
+    /// Connects to `settings.servers` and provisions the streams, consumers and buckets.
+    ///
+    /// - Throws: ``ClusterError``.
+    public static func connect(_ settings: ClusterSettings) async throws -> any ClusterBackend {
+        try await open(settings)
+    }
+
+    /// ``connect(_:)`` with the concrete type (tests read the stream through ``jetStream``).
+    public static func open(_ settings: ClusterSettings) async throws -> NATSClusterBackend {
+        var options = NATSConnectionOptions(servers: settings.servers.map(\.absoluteString), name: "herald-\(settings.node)")
+        options.pingInterval = .seconds(20)
+        let connection: NATSConnection
+        do {
+            connection = try NATSConnection(options: options)
+            try await connection.connect()
+        } catch {
+            throw ClusterError.from(error, "connecting to \(settings.servers.map(\.absoluteString).joined(separator: ", "))")
+        }
+        let jetStream = connection.jetStream(timeout: .seconds(10))
+        // Short answers while provisioning: a cluster still electing its leader does not answer
+        // at all, and the connection service retries sooner.
+        let provisioner = NATSClusterProvisioner(jetStream: connection.jetStream(timeout: .seconds(3)), settings: settings)
+        do {
+            let (leases, states) = try await provisioner.provision()
+            return NATSClusterBackend(connection: connection, jetStream: jetStream, settings: settings, provisioner: provisioner,
+                                      leases: leases, states: states)
+        } catch {
+            await connection.close()
+            throw error
+        }
+    }
+
+    /// Closes the connection (after flushing what is queued: acks, the last publishes).
+    public func close() async {
+        await connection.close()
+        await forwarding.value
+    }
+
+    static func report(_ event: NATSEvent, node: String) -> ClusterConnectionChanged {
+        switch event {
+        case .connected(let server): ClusterConnectionChanged(node: node, kind: "connected", detail: server)
+        case .disconnected(let server, let reason): ClusterConnectionChanged(node: node, kind: "disconnected", detail: "\(server): \(reason)")
+        case .reconnected(let server): ClusterConnectionChanged(node: node, kind: "reconnected", detail: server)
+        case .connectFailed(let server, let reason): ClusterConnectionChanged(node: node, kind: "unreachable", detail: "\(server): \(reason)")
+        case .dropped(let messages, let bytes):
+            ClusterConnectionChanged(node: node, kind: "dropped", detail: "\(messages) publishes (\(bytes) bytes) dropped while disconnected: the buffer was full")
+        case .slowConsumer(let subject, let dropped):
+            ClusterConnectionChanged(node: node, kind: "slow", detail: "\(dropped) messages on \(subject) dropped: the subscription's buffer was full")
+        case .serverError(let text): ClusterConnectionChanged(node: node, kind: "error", detail: text)
+        case .lameDuck(let server): ClusterConnectionChanged(node: node, kind: "lameduck", detail: server)
+        case .discoveredServers(let servers): ClusterConnectionChanged(node: node, kind: "discovered", detail: servers.joined(separator: ", "))
+        case .closed(let reason): ClusterConnectionChanged(node: node, kind: "closed", detail: reason)
+        }
+    }
+}

@@ -1,0 +1,127 @@
+import Foundation
+import Herald
+import HeraldCluster
+
+extension ConfigLoader {
+    /// The shortest lease TTL: a lease is renewed every third of it, over the network.
+    public static let minimumLeaseTTL: Duration = .seconds(1)
+    /// The shortest ack wait and dedupe window.
+    public static let minimumClusterWait: Duration = .seconds(1)
+
+    /// The `cluster` section, or nil when there is none (the daemon runs alone).
+    func readCluster(_ value: ConfigJSON?, _ reader: ConfigReader) -> ClusterSettings? {
+        guard let value else { return nil }
+        let path = "cluster"
+        let allowed = ["servers", "node", "export", "stream", "replicas", "leaseTTL", "dedupeWindow", "maxAge", "ackWait",
+                       "postStream", "leaseBucket", "stateBucket", "startup", "connectWait"]
+        guard let fields = reader.object(value, at: path, allowed: allowed) else { return nil }
+        let servers = readServers(fields["servers"], reader)
+        var node = reader.string(fields, "node", at: path, required: true)
+        if let name = node, !ClusterSettings.isNodeName(name) {
+            reader.report("\(path).node", "\"\(name)\" is not a node name (letters, digits, - and _, at most 64; \"\(ClusterSettings.externalNode)\" is reserved for publishers that are not Herald nodes)")
+            node = nil
+        }
+        let export = fields["export"] == nil ? [">"] : readTopics(fields["export"], path: "\(path).export", reader)
+        var names: [String: String] = [:]
+        let defaults = ["stream": ClusterSettings.defaultStream, "postStream": ClusterSettings.defaultPostStream,
+                        "leaseBucket": ClusterSettings.defaultLeaseBucket, "stateBucket": ClusterSettings.defaultStateBucket]
+        for key in defaults.keys.sorted() {
+            guard let name = reader.string(fields, key, at: path) else {
+                if fields[key] == nil { names[key] = defaults[key] }
+                continue
+            }
+            guard ClusterSettings.isResourceName(name) else {
+                reader.report("\(path).\(key)", "\"\(name)\" is not a JetStream name (letters, digits, - and _, at most 32)")
+                continue
+            }
+            names[key] = name
+        }
+        if let stream = names["stream"], stream == names["postStream"] {
+            reader.report("\(path).postStream", "must differ from cluster.stream (\"\(stream)\")")
+            names["postStream"] = nil
+        }
+        if let bucket = names["leaseBucket"], bucket == names["stateBucket"] {
+            reader.report("\(path).stateBucket", "must differ from cluster.leaseBucket (\"\(bucket)\"): leases expire, states must not")
+            names["stateBucket"] = nil
+        }
+        let replicas = fields["replicas"] == nil ? 1 : reader.integer(fields, "replicas", at: path, in: 1...5)
+        if let replicas, let servers, replicas > servers.count {
+            reader.report("\(path).replicas", "\(replicas) copies need at least \(replicas) servers in cluster.servers (\(servers.count) listed)")
+        }
+        let leaseTTL = minimum(reader.duration(fields, "leaseTTL", at: path, positive: true), Self.minimumLeaseTTL, "\(path).leaseTTL", reader)
+        let dedupe = minimum(reader.duration(fields, "dedupeWindow", at: path, positive: true), Self.minimumClusterWait,
+                             "\(path).dedupeWindow", reader)
+        let maxAge = reader.duration(fields, "maxAge", at: path, positive: true)
+        let ackWait = minimum(reader.duration(fields, "ackWait", at: path, positive: true), Self.minimumClusterWait, "\(path).ackWait", reader)
+        let connectWait = reader.duration(fields, "connectWait", at: path)
+        let startup = reader.choice(fields, "startup", at: path, among: ClusterSettings.Startup.allCases.map(\.rawValue))
+            .flatMap(ClusterSettings.Startup.init(rawValue:))
+        var settings = ClusterSettings(servers: servers ?? [], node: node ?? "")
+        if let leaseTTL { settings.leaseTTL = leaseTTL }
+        if let dedupe { settings.dedupeWindow = dedupe }
+        if let maxAge { settings.maxAge = maxAge }
+        if let ackWait { settings.ackWait = ackWait }
+        if let connectWait { settings.connectWait = connectWait }
+        if let startup { settings.startup = startup }
+        if settings.dedupeWindow > settings.maxAge {
+            reader.report("\(path).dedupeWindow", "\(DurationText.format(settings.dedupeWindow)) is longer than cluster.maxAge (\(DurationText.format(settings.maxAge))); JetStream refuses that")
+        }
+        guard let servers, let node, let export, let replicas, let stream = names["stream"], let postStream = names["postStream"],
+              let leaseBucket = names["leaseBucket"], let stateBucket = names["stateBucket"] else { return nil }
+        settings.servers = servers
+        settings.node = node
+        settings.export = export
+        settings.replicas = replicas
+        settings.stream = stream
+        settings.postStream = postStream
+        settings.leaseBucket = leaseBucket
+        settings.stateBucket = stateBucket
+        return settings
+    }
+
+    private func minimum(_ value: Duration?, _ least: Duration, _ path: String, _ reader: ConfigReader) -> Duration? {
+        guard let value else { return nil }
+        guard value >= least else {
+            reader.report(path, "\(DurationText.format(value)) is below the minimum of \(DurationText.format(least))")
+            return nil
+        }
+        return value
+    }
+
+    /// `servers`: a non-empty array of `nats://host[:port]` URLs, without credentials.
+    private func readServers(_ value: ConfigJSON?, _ reader: ConfigReader) -> [URL]? {
+        let path = "cluster.servers"
+        guard let value else {
+            reader.report(path, "required (for example [\"nats://127.0.0.1:4222\"])")
+            return nil
+        }
+        guard case .array(let items) = value, !items.isEmpty else {
+            reader.report(path, "expected a non-empty array of nats:// URLs, got \(value.shown)")
+            return nil
+        }
+        var servers: [URL] = []
+        for (index, item) in items.enumerated() {
+            let here = "\(path)[\(index)]"
+            guard case .string(let text) = item else {
+                reader.report(here, "expected a nats:// URL, got \(item.shown)")
+                continue
+            }
+            guard let url = URL(string: text), url.scheme?.lowercased() == "nats", let host = url.host, !host.isEmpty,
+                  url.path.isEmpty || url.path == "/", url.query == nil else {
+                reader.report(here, "\"\(text)\" is not a nats://host[:port] URL")
+                continue
+            }
+            guard url.user == nil, url.password == nil else {
+                // Never echo the text: it holds a credential.
+                reader.report(here, "credentials in a server URL are not supported")
+                continue
+            }
+            if let port = url.port, !(1...65535).contains(port) {
+                reader.report(here, "port \(port) is not in 1...65535")
+                continue
+            }
+            servers.append(url)
+        }
+        return servers.count == items.count ? servers : nil
+    }
+}

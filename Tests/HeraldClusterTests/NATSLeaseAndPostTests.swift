@@ -1,0 +1,205 @@
+import Foundation
+import Herald
+import HeraldCluster
+import HeraldLifecycle
+import HeraldLoaders
+import HeraldNATS
+import HeraldServices
+import HeraldSubscribers
+import HeraldSync
+import HeraldTestSupport
+import Testing
+
+/// A post service that counts what it posts; with `mayExist` it finds a post already made for
+/// the key (as the BaaS lookup and the Twitter-style duplicate status do), and it can hold its
+/// answer until a test lets it go.
+private final class CountingPostService: PostService {
+    private struct State {
+        var posts: [String: String] = [:]
+        var calls: [(key: String, mayExist: Bool)] = []
+        var held: CheckedContinuation<Void, Never>?
+        var release = true
+    }
+    private let state = SyncLock(State())
+    private let called = SyncLock<[CheckedContinuation<Void, Never>]>([])
+
+    init(holding: Bool = false) {
+        state.withLock { $0.release = !holding }
+    }
+
+    var posts: [String: String] { state.withLock { $0.posts } }
+    var calls: [(key: String, mayExist: Bool)] { state.withLock { $0.calls } }
+
+    func post(_ intent: PostIntent, mayExist: Bool, progress: @escaping @Sendable (UploadProgress) -> Void) async throws -> String {
+        let id = state.withLock { state -> String in
+            state.calls.append((intent.key, mayExist))
+            if mayExist, let id = state.posts[intent.key] { return id }
+            let id = "post-\(state.posts.count + 1)"
+            state.posts[intent.key] = id
+            return id
+        }
+        for waiter in called.withLock({ waiters in defer { waiters = [] }; return waiters }) { waiter.resume() }
+        await withCheckedContinuation { continuation in
+            let go = state.withLock { state -> Bool in
+                if state.release { return true }
+                state.held = continuation
+                return false
+            }
+            if go { continuation.resume() }
+        }
+        return id
+    }
+
+    /// Returns once the service was called at least once.
+    func waitUntilCalled() async {
+        await withCheckedContinuation { continuation in
+            let now = state.withLock { !$0.calls.isEmpty }
+            if now { continuation.resume() } else { called.withLock { $0.append(continuation) } }
+        }
+    }
+
+    /// Lets the held answer (and every later one) go.
+    func answer() {
+        let held = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            state.release = true
+            defer { state.held = nil }
+            return state.held
+        }
+        held?.resume()
+    }
+}
+
+private actor IdleLoader: Loader {
+    nonisolated let id: String
+    init(id: String) { self.id = id }
+    func load() async -> LoadOutcome { .finished(items: 0, new: 0) }
+}
+
+private struct IdleSchedule: Service {
+    func run() async throws {
+        announceStarted()
+        try? await gracefulShutdown()
+    }
+}
+
+/// Leases over the real key-value bucket and the shared post queue against a real nats-server.
+@Suite(.serialized, .enabled(if: NATSServerProcess.isAvailable, "nats-server is not installed"), .timeLimit(.minutes(3)))
+struct NATSLeaseAndPostTests {
+    private static let rule = PostRule(name: "todo", on: "orders.>", service: "svc", target: .status(text: (try? PostTemplate("x"))!, media: nil))
+    private static func intent(_ key: String) -> PostIntent {
+        PostIntent(key: key, rule: "todo", service: "svc", content: .status(text: "hello", media: nil), correlation: nil, created: Date())
+    }
+
+    private static func worker(_ backend: NATSClusterBackend, _ service: CountingPostService, bus: EventBus) -> ClusterPostWorker<ContinuousClock> {
+        ClusterPostWorker(name: "posts", rules: [rule], services: ["svc": service], consumer: backend.intents, records: backend.states, bus: bus,
+                          node: backend.settings.node, retry: .init(initial: .milliseconds(50), maximum: .seconds(1), attempts: 3),
+                          ackWait: backend.settings.ackWait, clock: ContinuousClock())
+    }
+
+    @Test func aLeaseNotRenewedExpiresInTheBucketAndAnotherNodeTakesTheLoaderThenTheOldHolderLearnsItLost() async throws {
+        let server = try await NATSServerProcess.start()
+        defer { Task { await server.stop() } }
+        let a = try await NATSClusterBackend.open(ClusterTestSettings.make([server.url], node: "a", leaseTTL: .seconds(2)))
+        let b = try await NATSClusterBackend.open(ClusterTestSettings.make([server.url], node: "b", leaseTTL: .seconds(2)))
+        let clock = ContinuousClock()
+        let leaseA = LoaderLease(loader: "home", node: "a", ttl: .seconds(2), bucket: a.leases, clock: clock)
+        #expect(await leaseA.refresh() == .acquired)
+        let probe = LoaderLease(loader: "home", node: "b", ttl: .seconds(2), bucket: b.leases, clock: clock)
+        #expect(await probe.refresh() == .none)
+        #expect(probe.lastHolder == "a" && !probe.isHeld)
+
+        let busB = EventBus()
+        let log = try BusLog(busB, matching: "cluster.lease.>")
+        let service = LeasedLoaderService(lease: LoaderLease(loader: "home", node: "b", ttl: .seconds(2), bucket: b.leases, clock: clock),
+                                          states: b.states, ledger: nil, bus: busB, clock: clock,
+                                          makeLoader: { _ in IdleLoader(id: "home") }, makeSchedule: { _ in IdleSchedule() })
+        let group = await RunningGroup([.init("loaders.home", service)])
+        let taken = await log.first(ClusterLeaseChanged.self) { $0.change == "acquired" }
+        #expect(taken?.node == "b")
+        guard case .lost = await leaseA.refresh() else {
+            Issue.record("the old holder still renews a lease another node took")
+            return
+        }
+        #expect(!leaseA.isHeld)
+        let entry = try await a.leases.get("loader.home")
+        #expect(entry.map { String(decoding: $0.value, as: UTF8.self) } == #"{"loader":"home","node":"b"}"#)
+        await group.stop()
+        // Stopping gave the lease back: the key is gone at once.
+        #expect(try await a.leases.get("loader.home") == nil)
+        await a.close()
+        await b.close()
+    }
+
+    @Test func anIntentIsAcknowledgedOnlyAfterTheServiceAnsweredAndRecorded() async throws {
+        let server = try await NATSServerProcess.start()
+        defer { Task { await server.stop() } }
+        let a = try await NATSClusterBackend.open(ClusterTestSettings.make([server.url], node: "a", ackWait: .seconds(30)))
+        let service = CountingPostService(holding: true)
+        let bus = EventBus()
+        let log = try BusLog(bus, matching: "post.>")
+        let group = await RunningGroup([.init("posts", Self.worker(a, service, bus: bus))])
+        let stored = await a.publisher.publish([try ClusterPostIntake<ContinuousClock>.message(for: Self.intent("todo:1"), node: "a")])
+        #expect(try stored.first?.get().stream == "HERALD_POSTS")
+
+        await service.waitUntilCalled()
+        // The service has not answered: the intent is still in the queue, held by this node.
+        #expect(try await a.jetStream.streamInfo("HERALD_POSTS").state.messages == 1)
+        #expect(try await a.jetStream.consumerInfo(stream: "HERALD_POSTS", consumer: "herald-posters").numAckPending == 1)
+        service.answer()
+        let sent = await log.first(PostSent.self)
+        #expect(sent?.key == "todo:1" && sent?.id == "post-1" && sent?.duplicate == false)
+        try await a.connection.flush()
+        #expect(try await a.jetStream.streamInfo("HERALD_POSTS").state.messages == 0)
+        let record = try await a.states.get(ClusterPostWorker<ContinuousClock>.recordKey("todo:1"))
+        #expect(record.map { String(decoding: $0.value, as: UTF8.self) } == #"{"id":"post-1","key":"todo:1","node":"a","result":"sent"}"#)
+        #expect(service.calls.map(\.mayExist) == [false])
+        await group.stop()
+        await a.close()
+    }
+
+    @Test func anIntentLeftUnacknowledgedByAKilledNodeIsDeliveredAgainAfterTheAckWaitAndPostedOnce() async throws {
+        let server = try await NATSServerProcess.start()
+        defer { Task { await server.stop() } }
+        let a = try await NATSClusterBackend.open(ClusterTestSettings.make([server.url], node: "a", ackWait: .seconds(1)))
+        let service = CountingPostService()
+        _ = await a.publisher.publish([try ClusterPostIntake<ContinuousClock>.message(for: Self.intent("todo:7"), node: "a")])
+        // A repeat within the dedupe window (the item announced again) is stored once.
+        let repeated = await a.publisher.publish([try ClusterPostIntake<ContinuousClock>.message(for: Self.intent("todo:7"), node: "b")])
+        #expect(try repeated.first?.get().duplicate == true)
+
+        // "Node k" pulls the intent, posts, and dies before it acknowledges.
+        let pulled = try await a.jetStream.fetch(stream: "HERALD_POSTS", consumer: "herald-posters", batch: 1, expires: .seconds(5))
+        #expect(pulled.count == 1 && pulled.first?.metadata.deliveries == 1)
+        _ = try await service.post(Self.intent("todo:7"), mayExist: false, progress: { _ in })
+
+        let bus = EventBus()
+        let log = try BusLog(bus, matching: "post.>")
+        let group = await RunningGroup([.init("posts", Self.worker(a, service, bus: bus))])
+        let sent = await log.first(PostSent.self)
+        #expect(sent?.key == "todo:7" && sent?.id == "post-1")
+        #expect(service.posts == ["todo:7": "post-1"])
+        #expect(service.calls.map(\.mayExist) == [false, true])
+        try await a.connection.flush()
+        #expect(try await a.jetStream.streamInfo("HERALD_POSTS").state.messages == 0)
+        await group.stop()
+        await a.close()
+    }
+
+    @Test func anIntentWhosePostIsRecordedIsAcknowledgedAsADuplicateWithoutPostingAgain() async throws {
+        let server = try await NATSServerProcess.start()
+        defer { Task { await server.stop() } }
+        let a = try await NATSClusterBackend.open(ClusterTestSettings.make([server.url], node: "a"))
+        _ = try await a.states.create(ClusterPostWorker<ContinuousClock>.recordKey("todo:9"),
+                                      value: Array(#"{"id":"post-41","key":"todo:9","node":"c","result":"sent"}"#.utf8))
+        let service = CountingPostService()
+        let bus = EventBus()
+        let log = try BusLog(bus, matching: "post.>")
+        let group = await RunningGroup([.init("posts", Self.worker(a, service, bus: bus))])
+        _ = await a.publisher.publish([try ClusterPostIntake<ContinuousClock>.message(for: Self.intent("todo:9"), node: "c")])
+        let sent = await log.first(PostSent.self)
+        #expect(sent?.id == "post-41" && sent?.duplicate == true)
+        #expect(service.calls.isEmpty)
+        await group.stop()
+        await a.close()
+    }
+}
