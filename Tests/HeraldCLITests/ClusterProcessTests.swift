@@ -111,7 +111,12 @@ struct ClusterProcessTests {
         }
         for node in stopped.keys {
             let exported = Set(stored.filter { $0.node == node && ($0.subject.hasPrefix("herald.loader.") || $0.subject.hasPrefix("herald.post.")) }.map(\.id))
-            #expect(try rig.archivedLocalIDs(node, topics: ["loader.", "post."]) == exported, "node \(node)")
+            let archived = try rig.archivedLocalIDs(node, topics: ["loader.", "post."])
+            #expect(archived == exported, """
+                node \(node): archived, not stored: \(archived.subtracting(exported).sorted()); stored, not archived: \
+                \(exported.subtracting(archived).sorted())
+                \(logs[node]?.split(separator: "\n").filter { $0.contains("export") || $0.contains("stopped") || $0.contains("ERROR") }.joined(separator: "\n") ?? "")
+                """)
         }
 
         for loader in ["todos", "itmedia"] {

@@ -22,6 +22,10 @@ public struct HeraldDaemon: Sendable {
     /// Makes the writer of a log subscriber's output.
     public typealias WriterFactory = @Sendable (LogSettings.Output) throws -> any LogWriter
 
+    /// The least a cluster node gives its bus to deliver what is queued at shutdown (its exporter
+    /// included); a second signal still stops it at once.
+    public static let clusterDrainTimeout: Duration = .seconds(30)
+
     /// The configuration it runs.
     public let configuration: HeraldConfiguration
     private let makeWriter: WriterFactory
@@ -106,7 +110,9 @@ public struct HeraldDaemon: Sendable {
         let configuration = self.configuration
         let first = await BlockingIOThread(name: "herald.archive-scan").run { Self.firstSequence(after: configuration) }
         let bus = EventBus(configuration: .init(firstSequence: first))
-        let drain = BusDrainService(bus: bus, timeout: drainTimeout)
+        // A cluster node's last events go to JetStream while the bus drains; across a server's
+        // failover their acks can take longer than a lone daemon's few seconds of delivery.
+        let drain = BusDrainService(bus: bus, timeout: configuration.cluster == nil ? drainTimeout : max(drainTimeout, Self.clusterDrainTimeout))
         let store = LoaderStateStore(directory: configuration.stateDirectory)
         var members: [ServiceGroup.Member] = []
         if let sandbox { members.append(.init("sandbox", sandbox)) }
