@@ -18,6 +18,7 @@ public final class ClusterConnectionService<C: Clock>: Service, Sendable where C
     private let bus: EventBus
     private let clock: C
     private let connected = SyncLock<(any ClusterBackend)?>(nil)
+    private let down = SyncLock<String?>("not connected yet")
 
     /// A connection service.
     public init(settings: ClusterSettings, connector: @escaping ClusterConnector, bus: EventBus, clock: C) {
@@ -30,17 +31,36 @@ public final class ClusterConnectionService<C: Clock>: Service, Sendable where C
     /// The backend, once connected (the services after this one are made after that).
     public var backend: (any ClusterBackend)? { connected.withLock { $0 } }
 
+    /// Why the node is not connected to NATS now (nil while it is): the status endpoint's
+    /// `/readyz` answers 503 with it.
+    public var notConnectedReason: String? { down.withLock { $0 } }
+
+    /// Follows the connection's reports: down on a disconnect or close, up again on a
+    /// (re)connect.
+    private func track(_ report: ClusterConnectionChanged) {
+        switch report.kind {
+        case "connected", "reconnected": down.withLock { $0 = nil }
+        case "disconnected", "closed", "unreachable": down.withLock { $0 = "the cluster connection is down (\(report.kind): \(report.detail))" }
+        default: break
+        }
+    }
+
     /// Connects, runs until shut down, closes.
     public func run() async throws {
         let backend = try await connect()
         connected.withLock { $0 = backend }
-        let forwarding = Task { [bus] in
-            for await report in backend.reports { _ = try? await bus.publish(report, from: "cluster") }
+        down.withLock { $0 = nil }
+        let forwarding = Task { [bus, self] in
+            for await report in backend.reports {
+                track(report)
+                _ = try? await bus.publish(report, from: "cluster")
+            }
         }
         announceStarted()
         try? await gracefulShutdown()
         await backend.close()
         forwarding.cancel()
+        down.withLock { $0 = "stopped" }
     }
 
     private func connect() async throws -> any ClusterBackend {

@@ -27,7 +27,7 @@ struct StatusHandler: HTTPRequestHandler {
         case "/healthz":
             response = .text(200, "ok\n")
         case "/readyz":
-            response = sources.isReady ? .text(200, "ready\n") : .text(503, "not ready: the daemon is starting\n")
+            response = sources.notReadyReason.map { .text(503, "not ready: \($0)\n") } ?? .text(200, "ready\n")
         case "/events":
             response = hub.respond(to: request)
         default:

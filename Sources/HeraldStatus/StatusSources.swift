@@ -32,6 +32,7 @@ public final class StatusSources: Sendable {
         var archives: [String: FileSink] = [:]
         var posters: [String: PostScheduler] = [:]
         var ready = false
+        var readinessChecks: [@Sendable () -> String?] = []
     }
 
     /// The bus reported on.
@@ -66,6 +67,20 @@ public final class StatusSources: Sendable {
     /// Whether ``markReady()`` was called.
     public var isReady: Bool { parts.withLock { $0.ready } }
 
+    /// Adds a condition of readiness after the start: `check` returns why the daemon is not
+    /// ready now (the cluster connection is down), or nil.
+    public func addReadinessCheck(_ check: @escaping @Sendable () -> String?) {
+        parts.withLock { $0.readinessChecks.append(check) }
+    }
+
+    /// Why the daemon is not ready now, or nil when it is.
+    public var notReadyReason: String? {
+        let (ready, checks) = parts.withLock { ($0.ready, $0.readinessChecks) }
+        guard ready else { return "the daemon is starting" }
+        for check in checks { if let reason = check() { return reason } }
+        return nil
+    }
+
     /// Everything, now. `process` is read from `/proc` by the caller (a connection thread).
     func report(now: Date, streams: StatusReport.Streams, process: ProcessStatistics?) -> StatusReport {
         let parts = parts.withLock { $0 }
@@ -93,7 +108,7 @@ public final class StatusSources: Sendable {
                 sent: snapshot.sent, failed: snapshot.failed, rules: poster.rules.map(\.name))
         }
         return StatusReport(
-            time: now, ready: parts.ready, bus: .init(published: stats.published, topics: topics, subscriptions: subscriptions),
+            time: now, ready: notReadyReason == nil, bus: .init(published: stats.published, topics: topics, subscriptions: subscriptions),
             loaders: loaders, archives: archives, posts: posts, streams: streams, process: process)
     }
 

@@ -48,4 +48,21 @@ struct GatedService: Service {
         try await run.value
         #expect(endpoint.httpServer?.snapshot.stopping == true)
     }
+
+    @Test func readyzIsNotReadyWhileAReadinessCheckSaysWhy() async throws {
+        let sources = StatusSources(bus: EventBus())
+        let down = SyncLock<String?>("the cluster connection is down (disconnected: test)")
+        sources.addReadinessCheck { down.withLock { $0 } }
+        let running = try await RunningEndpoint.start(sources)
+        sources.markReady()
+        let whileDown = try await running.get("/readyz")
+        #expect(whileDown.status == 503)
+        #expect(whileDown.body == "not ready: the cluster connection is down (disconnected: test)\n")
+        #expect(samples(try await running.get("/metrics").body)["herald_ready"] == 0)
+
+        down.withLock { $0 = nil }
+        #expect(try await running.get("/readyz").status == 200)
+        #expect(samples(try await running.get("/metrics").body)["herald_ready"] == 1)
+        try await running.stop()
+    }
 }

@@ -20,6 +20,7 @@ extension HeraldDaemon {
             guard let backend = connection.backend else { throw DaemonError("cluster: not connected") }
             return backend
         }
+        sources.addReadinessCheck { connection.notConnectedReason }
         var members: [ServiceGroup.Member] = [.init("cluster.connection", connection)]
         members.append(.init("cluster.export", DeferredService {
             EventExporter(bus: bus, publisher: try backend().publisher, node: cluster.node,
