@@ -67,6 +67,13 @@ import Darwin
                 names[tid] = String(name)
                 continue
             }
+            // Named through /proc instead (the thread sanitizer's pthread_setname_np does so):
+            // write(N</proc/P/task/T/comm>, "herald.sink.arc", 15).
+            if call.hasPrefix("write("), let path = Self.descriptorPath(call), path.hasSuffix("/comm"),
+               let named = path.split(separator: "/").dropLast().last, let name = call.split(separator: "\"").dropFirst().first {
+                names[String(named)] = String(name)
+                continue
+            }
             guard let name = Self.calls.first(where: { call.hasPrefix($0 + "(") }),
                   Self.touchesAFile(call, name, under: directory.path) else { continue }
             if names[tid]?.hasPrefix("herald.") == true {
@@ -90,6 +97,12 @@ import Darwin
         if name.hasPrefix("rename") { return call.contains("\"" + directory + "/") }
         guard let open = call.firstIndex(of: "<") else { return false }
         return call[call.index(after: open)...].hasPrefix(directory + "/")
+    }
+
+    /// The path `-y` printed for a call's first descriptor (`write(3</a/b>, ...`).
+    static func descriptorPath(_ call: String) -> String? {
+        guard let open = call.firstIndex(of: "<"), let close = call[open...].firstIndex(of: ">") else { return nil }
+        return String(call[call.index(after: open)..<close])
     }
 
     /// The process strace started (its one child).
