@@ -19,6 +19,9 @@ struct HeraldBench {
         var baseline: Double
         var ratio: Double
         var target: Double
+        /// An absolute bar in events per second on Herald's side, where the issue sets one (the
+        /// ratio to core publish is then only informative).
+        var minimumRate: Double?
         /// Process CPU seconds (user + system, getrusage) per million events, each side's lowest
         /// round: throughput bought with spinning shows here.
         var heraldCPU: Double
@@ -38,6 +41,8 @@ struct HeraldBench {
         var runBaseline: (Int) async throws -> Double
         /// The baseline runs `events / baselineDivisor` events (a slow baseline runs fewer).
         var baselineDivisor = 1
+        /// An absolute bar in events per second on Herald's side, checked instead of `target`.
+        var minimumRate: Double?
     }
 
     static let usage = """
@@ -123,10 +128,12 @@ struct HeraldBench {
             // fills a socket buffer, so the JetStream side (stored on disk, every ack awaited) is far
             // slower; the targets guard against regressions. The issue's absolute bar: nats-py's
             // publish_async with 256 in flight made about 16-18.5k/s here; aim for 3x (48k/s).
+            // Acked JetStream publishes cannot keep up with a socket buffer filling (the ratio is
+            // informative); the bar is issue 11's: 3x the 16k/s of a popular scripting client.
             Workload(name: "nats.jspub", herald: "JetStream publishAsync, 256 in flight, acks checked",
-                     baseline: "core publish + flush, same client", target: 0.02, events: 10_000 * scale / 4,
+                     baseline: "core publish + flush, same client", target: 0, events: 10_000 * scale / 4,
                      runHerald: { try await NATSWorkloads.jetStreamPublish($0) },
-                     runBaseline: { try await NATSWorkloads.corePublish($0) }),
+                     runBaseline: { try await NATSWorkloads.corePublish($0) }, minimumRate: 48_000),
             Workload(name: "nats.consume", herald: "JetStream pull fetch 256 + ack each",
                      baseline: "core subscriber + a reply per message", target: 0.5, events: 10_000 * scale / 4,
                      runHerald: { try await NATSWorkloads.jetStreamConsume($0) },
@@ -169,7 +176,7 @@ struct HeraldBench {
                     }
                 }
                 rows.append(Row(name: workload.name, herald: herald, baseline: baseline,
-                                ratio: herald / baseline, target: workload.target,
+                                ratio: herald / baseline, target: workload.target, minimumRate: workload.minimumRate,
                                 heraldCPU: heraldCPU, baselineCPU: baselineCPU))
             } catch {
                 fail("\(workload.name): \(error)")
@@ -186,10 +193,11 @@ struct HeraldBench {
         print(pad("workload", 16) + pad("Herald /s", 14) + pad("baseline /s", 14) + pad("ratio", 10) + pad("target", 8)
               + pad("CPU s/M Herald", 16) + pad("CPU s/M baseline", 18) + "")
         for row in rows {
-            let met = row.ratio >= row.target ? "" : "  (below target)"
+            let met = row.minimumRate.map { row.herald >= $0 } ?? (row.ratio >= row.target)
+            let target = row.minimumRate.map { "≥ " + format($0) + "/s" } ?? String(format: "≥ %g", row.target)
             print(pad(row.name, 16) + pad(format(row.herald), 14) + pad(format(row.baseline), 14)
-                  + pad(String(format: "%.1fx", row.ratio), 10) + pad(String(format: "≥ %g", row.target), 8)
-                  + pad(String(format: "%.2f", row.heraldCPU), 16) + pad(String(format: "%.2f", row.baselineCPU), 18) + met)
+                  + pad(String(format: row.ratio < 0.1 ? "%.3fx" : "%.1fx", row.ratio), 10) + pad(target, 8)
+                  + pad(String(format: "%.2f", row.heraldCPU), 16) + pad(String(format: "%.2f", row.baselineCPU), 18) + (met ? "" : "  (below target)"))
         }
         for note in notes { print(note) }
         if quick { print("(quick mode: short runs, rough numbers)") }
