@@ -63,15 +63,17 @@ import Darwin
             let parts = line.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
             guard parts.count == 2 else { continue }
             let (tid, call) = (String(parts[0]), parts[1].trimmingCharacters(in: .whitespaces))
+            // A Herald I/O thread names itself once, after the runtime named it; under the thread
+            // sanitizer the runtime's lines can come later in the trace, so a herald name sticks.
             if call.hasPrefix("prctl(PR_SET_NAME, \""), let name = call.split(separator: "\"").dropFirst().first {
-                names[tid] = String(name)
+                if names[tid]?.hasPrefix("herald.") != true { names[tid] = String(name) }
                 continue
             }
             // Named through /proc instead (the thread sanitizer's pthread_setname_np does so):
             // write(N</proc/P/task/T/comm>, "herald.sink.arc", 15).
             if call.hasPrefix("write("), let path = Self.descriptorPath(call), path.hasSuffix("/comm"),
                let named = path.split(separator: "/").dropLast().last, let name = call.split(separator: "\"").dropFirst().first {
-                names[String(named)] = String(name)
+                if names[String(named)]?.hasPrefix("herald.") != true { names[String(named)] = String(name) }
                 continue
             }
             guard let name = Self.calls.first(where: { call.hasPrefix($0 + "(") }),
