@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import HeraldSync
 import Synchronization
 
 // The publish path is `@inlinable` so that it is specialised for each event type in the
@@ -28,6 +29,26 @@ struct Claim: Sendable {
     @usableFromInline let counted: Bool
 }
 
+/// The locked step's numbering of an event (``BusCore/numberLocked(_:_:eventType:isInternal:)``).
+@usableFromInline
+struct Numbered {
+    @usableFromInline let sequence: UInt64
+    @usableFromInline let slot: Unmanaged<TopicSlot>
+    /// Unretained: valid while the lock is held.
+    @usableFromInline let route: Unmanaged<Route>
+    /// Routes wait to be released (``BusCore/releaseRetiredRoutes()``).
+    @usableFromInline let retiredRoutes: Bool
+}
+
+/// What ``BusCore/claimDelivering(_:sender:correlation:isInternal:mayExceed:)`` did.
+@usableFromInline
+enum DeliveredOrClaimed: Sendable {
+    /// Delivered to every subscriber: the publish is over; its sequence number.
+    case delivered(UInt64)
+    /// To deliver after the lock from subscriber `resumeAt`, and then to finish.
+    case claimed(Publication, Unmanaged<Route>, resumeAt: Int)
+}
+
 /// One event on its way to its subscribers: everything but the event itself, which travels
 /// beside it. Not generic, so the publish path copies and destroys it with concrete code (a
 /// generic aggregate was destroyed through its value witnesses, on every publish).
@@ -38,20 +59,27 @@ struct Publication: Sendable {
     @usableFromInline let sequence: UInt64
     @usableFromInline let correlation: EventID?
     @usableFromInline let slot: Unmanaged<TopicSlot>
-    @usableFromInline let counted: Bool
+    @usableFromInline var counted: Bool
     /// Made on first use: subscribers that take the bare value need no timestamp. The rest of
     /// the envelope's header is already here, so only the timestamp is kept.
     @usableFromInline var timestamp: Date?
 
     @inlinable
     init(topic: Topic, sender: Sender?, correlation: EventID?, claim: Claim) {
+        self.init(topic: topic, sender: sender, correlation: correlation, sequence: claim.sequence,
+                  slot: claim.slot, counted: claim.counted, timestamp: claim.timestamp)
+    }
+
+    @inlinable
+    init(topic: Topic, sender: Sender?, correlation: EventID?, sequence: UInt64, slot: Unmanaged<TopicSlot>,
+         counted: Bool, timestamp: Date?) {
         self.topic = topic
         self.sender = sender
-        self.sequence = claim.sequence
+        self.sequence = sequence
         self.correlation = correlation
-        self.slot = claim.slot
-        self.timestamp = claim.timestamp
-        self.counted = claim.counted
+        self.slot = slot
+        self.timestamp = timestamp
+        self.counted = counted
     }
 
     @inlinable
@@ -115,24 +143,88 @@ extension BusCore {
     @inline(__always)
     func claimLocked(_ s: inout BusState, _ topic: Topic, eventType type: ObjectIdentifier, isInternal: Bool,
                      timestamp: Date?) throws(EventBusError) -> Claim {
+        let numbered = try numberLocked(&s, topic, eventType: type, isInternal: isInternal)
+        return accountLocked(&s, slot: numbered.slot, route: numbered.route, timestamp: timestamp)
+    }
+
+    /// Refuses a publish once the bus drains (but for the bus's own reports), numbers the
+    /// event, counts it on its topic and finds its route (unretained: valid while the lock is
+    /// held).
+    @usableFromInline
+    func numberLocked(_ s: inout BusState, _ topic: Topic, eventType type: ObjectIdentifier,
+                      isInternal: Bool) throws(EventBusError) -> Numbered {
+        guard topic.isValid else { throw invalidTopic(topic) }
         guard s.phase == .running || (isInternal && s.phase == .draining) else {
             throw .shutDown("publishing on \(topic)")
         }
         s.sequence &+= 1
-        let counted = s.phase == .running
-        if counted { s.accepted &+= 1 }
         let unmanagedSlot = s.slot(for: topic)
         let route = unmanagedSlot._withUnsafeGuaranteedRef { slot in
             slot.published &+= 1
             return s.route(slot, eventType: type)
         }
+        return Numbered(sequence: s.sequence, slot: unmanagedSlot, route: route, retiredRoutes: !s.retiredRoutes.isEmpty)
+    }
+
+    /// Makes a numbered event a publish that continues after the lock: counted while the bus
+    /// runs (shutdown waits for it; its route stays alive until it finishes), else its route
+    /// retained.
+    @usableFromInline
+    func accountLocked(_ s: inout BusState, slot: Unmanaged<TopicSlot>, route: Unmanaged<Route>,
+                       timestamp: Date?) -> Claim {
+        let counted = s.phase == .running
+        if counted { s.accepted &+= 1 }
         if !s.retiredRoutes.isEmpty { retiredRoutesPending.store(true, ordering: .sequentiallyConsistent) }
-        return Claim(sequence: s.sequence, slot: unmanagedSlot, route: counted ? route : route.retain(),
+        return Claim(sequence: s.sequence, slot: slot, route: counted ? route : route.retain(),
                      timestamp: timestamp, counted: counted)
     }
 
     func invalidTopic(_ topic: Topic) -> EventBusError {
         topic.validationError() ?? .invalidTopic(topic.name, reason: "invalid")
+    }
+
+    /// Claims an event that is not retained and, when every subscriber on its route is queued,
+    /// delivers it while the bus lock is held: the publish then only appends to mailboxes, whose
+    /// state the same lock guards, and is over when the lock is released. It needs no in-flight
+    /// accounting (shutdown, which takes the lock to close the doors, cannot see it half done)
+    /// and costs one lock in all. A publish that meets a full `.wait` mailbox (it may not exceed
+    /// the capacity), or whose route has inline subscribers, comes back claimed, to finish after
+    /// the lock from subscriber `resumeAt` (0 when nothing was delivered). Consumers are woken,
+    /// dropped events released and drops reported after the lock.
+    @inlinable
+    func claimDelivering<E: Event>(_ event: E, sender: Sender?, correlation: EventID?, isInternal: Bool,
+                                   mayExceed: Bool) throws(EventBusError) -> DeliveredOrClaimed {
+        let topic = event.topic
+        var work = MailboxWork()
+        var drops: [(SubscriberRecord, Int, Int)]?
+        var retiredRoutes = false
+        let outcome = try state.withLock { s throws(EventBusError) -> DeliveredOrClaimed in
+            let numbered = try numberLocked(&s, topic, eventType: ObjectIdentifier(E.self), isInternal: isInternal)
+            var p = Publication(topic: topic, sender: sender, correlation: correlation, sequence: numbered.sequence,
+                                slot: numbered.slot, counted: false, timestamp: nil)
+            var resumeAt = 0
+            if numbered.route._withUnsafeGuaranteedRef({ $0.allQueued }) {
+                let blocked = numbered.route._withUnsafeGuaranteedRef { route in
+                    deliverEntries(event, &p, route: route, from: 0, mayExceed: mayExceed, locked: true,
+                                   work: &work, drops: &drops)
+                }
+                guard let blocked else {
+                    retiredRoutes = numbered.retiredRoutes
+                    return .delivered(numbered.sequence)
+                }
+                resumeAt = blocked
+            }
+            let claim = accountLocked(&s, slot: numbered.slot, route: numbered.route, timestamp: nil)
+            p.counted = claim.counted
+            return .claimed(p, claim.route, resumeAt: resumeAt)
+        }
+        if work.isPending { work.run() }
+        if let drops {
+            for (record, count, total) in drops { reportDrops(record, count: count, total: total) }
+        }
+        // A rebuilt route retired the old one; with no publish to finish, this one releases it.
+        if retiredRoutes { releaseRetiredRoutes() }
+        return outcome
     }
 
     @inlinable
@@ -156,8 +248,23 @@ extension BusCore {
     @inlinable
     func post<E: Event>(_ event: E, sender: Sender?, correlation: EventID?, retention: Retention,
                         isInternal: Bool) throws(EventBusError) -> UInt64 {
-        var (publication, claimedRoute) = try claim(event, sender: sender, correlation: correlation,
+        var publication: Publication
+        let claimedRoute: Unmanaged<Route>
+        // Delivery under the lock is for a publish outside every dispatch frame: one from inside
+        // a handler's delivery must join that frame (below).
+        if !retention.enabled, openFrames.load(ordering: .relaxed) == 0 {
+            switch try claimDelivering(event, sender: sender, correlation: correlation, isInternal: isInternal,
+                                       mayExceed: true) {
+            case .delivered(let sequence):
+                return sequence
+            case .claimed(let claimed, let route, _):
+                // Not all queued (a synchronous publish never waits, so never stops midway).
+                (publication, claimedRoute) = (claimed, route)
+            }
+        } else {
+            (publication, claimedRoute) = try claim(event, sender: sender, correlation: correlation,
                                                     retention: retention, isInternal: isInternal)
+        }
         defer { finish(publication, claimedRoute) }
         let route = claimedRoute
         let sequence = publication.sequence
@@ -199,11 +306,37 @@ extension BusCore {
     func publish<E: Event>(_ event: E, sender: Sender?, correlation: EventID?, retention: Retention)
         async throws(EventBusError) -> UInt64
     {
-        var (publication, claimedRoute) = try claim(event, sender: sender, correlation: correlation,
-                                                    retention: retention, isInternal: false)
-        defer { finish(publication, claimedRoute) }
-        let route = claimedRoute
+        // Only what is not delivered under the lock (a full mailbox, an inline subscriber, a
+        // retained event) goes on in an async function that is called; the usual publish to
+        // queued subscribers stays inlined and synchronous.
+        guard !retention.enabled else {
+            let (publication, route) = try claim(event, sender: sender, correlation: correlation,
+                                                 retention: retention, isInternal: false)
+            return await publishClaimed(event, publication, route, from: 0)
+        }
+        switch try claimDelivering(event, sender: sender, correlation: correlation, isInternal: false,
+                                   mayExceed: false) {
+        case .delivered(let sequence):
+            return sequence
+        case .claimed(let publication, let route, let resumeAt):
+            return await publishClaimed(event, publication, route, from: resumeAt)
+        }
+    }
+
+    /// Delivers a claimed publish from subscriber `start` (0 when none was delivered under the
+    /// lock), waiting for room in full mailboxes; then finishes it.
+    @inlinable
+    func publishClaimed<E: Event>(_ event: E, _ claimed: Publication, _ route: Unmanaged<Route>, from start: Int)
+        async -> UInt64
+    {
+        var publication = claimed
+        defer { finish(publication, route) }
         let sequence = publication.sequence
+        if start > 0 {
+            // All queued, stopped at a full mailbox under the lock: wait for room from there on.
+            await deliverWaiting(event, &publication, route: route, from: start)
+            return sequence
+        }
         if route._withUnsafeGuaranteedRef({ $0.subscribers.isEmpty }) {
             if configuration.deadLetters { deadLetter(event, &publication) }
             return sequence
@@ -217,8 +350,6 @@ extension BusCore {
                 }
             }
         } else if let blocked = deliver(event, &publication, route: route, from: 0, mayExceed: false) {
-            // Only a full mailbox makes the publish suspend; until then it is the synchronous
-            // path, with no executor switch and no cancellation check per event.
             await deliverWaiting(event, &publication, route: route, from: blocked)
         }
         return sequence
@@ -293,9 +424,27 @@ extension BusCore {
     /// The same, with the route in hand.
     @inlinable
     func deliver<E: Event>(_ event: E, _ p: inout Publication, route: Route, from start: Int, mayExceed: Bool) -> Int? {
-        var delivered = 0
+        var work = MailboxWork()
         // Optional, so a publish without drops does not even touch an empty array.
         var drops: [(SubscriberRecord, Int, Int)]?
+        let blocked = deliverEntries(event, &p, route: route, from: start, mayExceed: mayExceed, locked: false,
+                                     work: &work, drops: &drops)
+        if let drops {
+            for (record, count, total) in drops { reportDrops(record, count: count, total: total) }
+        }
+        return blocked
+    }
+
+    /// Delivers to `route.subscribers[start...]` in order; returns the index of a subscriber
+    /// whose `.wait` mailbox was full (only when `mayExceed` is false), or nil when done. Drops
+    /// to report are added to `drops`. `locked`: the bus lock is held (the route is all queued),
+    /// so consumers are woken and dropped events released by the caller after it, from `work`;
+    /// otherwise after each mailbox.
+    @inlinable
+    func deliverEntries<E: Event>(_ event: E, _ p: inout Publication, route: Route, from start: Int, mayExceed: Bool,
+                                  locked: Bool, work: inout MailboxWork,
+                                  drops: inout [(SubscriberRecord, Int, Int)]?) -> Int? {
+        var delivered = 0
         var blocked: Int?
         route.entries.withUnsafeBufferPointer { entries in
             var index = start
@@ -338,16 +487,23 @@ extension BusCore {
                         return
                     case .queuedValue:
                         let item = p.item(event)
-                        outcome = entry.withObject(as: Mailbox<E>.self) { $0.offer(item, mayExceed: mayExceed) }
+                        outcome = entry.withObject(as: Mailbox<E>.self) {
+                            locked ? $0.offerHoldingLock(item, mayExceed: mayExceed, deferring: &work)
+                                   : $0.offer(item, mayExceed: mayExceed)
+                        }
                     case .queuedEnvelope:
                         let item = MailboxItem(payload: Envelope(p.envelopeHeader(self), event: event),
                                                slot: p.slot, sequence: p.sequence)
-                        outcome = entry.withObject(as: Mailbox<Envelope<E>>.self) { $0.offer(item, mayExceed: mayExceed) }
+                        outcome = entry.withObject(as: Mailbox<Envelope<E>>.self) {
+                            locked ? $0.offerHoldingLock(item, mayExceed: mayExceed, deferring: &work)
+                                   : $0.offer(item, mayExceed: mayExceed)
+                        }
                     case .queuedAny:
                         let item = MailboxItem(payload: Envelope(p.envelopeHeader(self), event: event as any Event),
                                                slot: p.slot, sequence: p.sequence)
                         outcome = entry.withObject(as: Mailbox<Envelope<any Event>>.self) {
-                            $0.offer(item, mayExceed: mayExceed)
+                            locked ? $0.offerHoldingLock(item, mayExceed: mayExceed, deferring: &work)
+                                   : $0.offer(item, mayExceed: mayExceed)
                         }
                     }
                     // A queued event counts as delivered when its subscriber's task hands it over.
@@ -365,9 +521,6 @@ extension BusCore {
             }
         }
         if delivered > 0 { p.slot._withUnsafeGuaranteedRef { _ = $0.delivered.wrappingAdd(delivered, ordering: .relaxed) } }
-        if let drops {
-            for (record, count, total) in drops { reportDrops(record, count: count, total: total) }
-        }
         return blocked
     }
 

@@ -64,7 +64,7 @@ extension BusCore {
             guard capacity >= 1 else {
                 throw .invalidOption("mailbox capacity must be at least 1, got \(capacity)")
             }
-            let box = Mailbox<Payload>(capacity: capacity, overflow: overflow)
+            let box = Mailbox<Payload>(capacity: capacity, overflow: overflow, core: self)
             mailbox = box
             switch request.shape {
             case .value: target = .queuedValue(box)
@@ -76,6 +76,7 @@ extension BusCore {
         typealias Replay = [(Payload, Unmanaged<TopicSlot>, UInt64)]
         let now = self.now()
         var dropReports: [(Int, Int)] = []
+        var replayWork = MailboxWork()
         let (record, firstReplay) = try state.withLock { s throws(EventBusError) -> (SubscriberRecord, Replay) in
             guard s.phase == .running else { throw .shutDown("subscribing") }
             s.nextSubscriptionID += 1
@@ -94,8 +95,11 @@ extension BusCore {
             }
             s.register(record)
             for (payload, slot, sequence) in replay(s.slotted(retained), convert) {
-                // Under the bus lock, so no live event can get in first.
-                let outcome = mailbox.offer(MailboxItem(payload: payload, slot: slot, sequence: sequence), mayExceed: true)
+                // Under the bus lock, so no live event can get in first. Nobody to wake or
+                // release yet: the consumer has not started, and nothing is dropped beyond the
+                // capacity (the work is run all the same, after the lock).
+                let outcome = mailbox.offerHoldingLock(MailboxItem(payload: payload, slot: slot, sequence: sequence),
+                                                       mayExceed: true, deferring: &replayWork)
                 if case .dropped(let droppedSlot, _, let report, let total) = outcome {
                     droppedSlot.takeUnretainedValue().dropped.wrappingAdd(1, ordering: .relaxed)
                     if report > 0 { dropReports.append((report, total)) }
@@ -103,6 +107,7 @@ extension BusCore {
             }
             return (record, [])
         }
+        replayWork.run()
         for (count, total) in dropReports { reportDrops(record, count: count, total: total) }
 
         switch consumer {

@@ -13,8 +13,11 @@ struct RetainedEvent: Sendable {
     let expires: Date?
 }
 
-/// The bus's shared state, behind one lock. Publishing takes the lock once, briefly, to number
-/// the event and fetch its route; handlers always run outside it.
+/// The bus's shared state, behind one lock, which also guards every mailbox's state. Publishing
+/// takes the lock once, briefly, to number the event and fetch its route, and, when every
+/// subscriber on the route is queued, to append it to their mailboxes; handlers always run
+/// outside it.
+@usableFromInline
 struct BusState {
     enum Phase { case running, draining, stopped }
 
@@ -164,7 +167,8 @@ struct BusState {
 @usableFromInline final class BusCore: Sendable {
     @usableFromInline let id = UUID()
     @usableFromInline let configuration: EventBus.Configuration
-    let state: SyncLock<BusState>
+    /// Also guards every mailbox's state (`BusLocked`).
+    @usableFromInline let state: SyncLock<BusState>
     /// How many dispatch frames are open on this bus, so a publish outside any frame skips the
     /// task-local lookup.
     @usableFromInline let openFrames = Atomic<Int>(0)
@@ -202,7 +206,7 @@ struct BusState {
 
     /// Releases the retired routes if no counted publish is in flight (accepted ones have all
     /// finished, and none can start while the lock is held).
-    func releaseRetiredRoutes() {
+    @usableFromInline func releaseRetiredRoutes() {
         let released = state.withLock { s -> [Route] in
             guard finishedPublishes.load(ordering: .sequentiallyConsistent) == s.accepted else { return [] }
             retiredRoutesPending.store(false, ordering: .sequentiallyConsistent)

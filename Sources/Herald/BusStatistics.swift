@@ -73,7 +73,7 @@ extension EventBus {
                     dropped: slot.dropped.load(ordering: .relaxed), failed: slot.failed.load(ordering: .relaxed))
             }
             let subscriptions = s.records.values.sorted { $0.id < $1.id }.map { record in
-                let mailbox = record.mailbox?.snapshot
+                let mailbox = record.mailbox?.snapshotHoldingLock
                 return SubscriptionStatistics(
                     id: record.id, name: record.name, pattern: record.pattern?.pattern,
                     eventType: record.eventTypeName, delivery: record.delivery.description,

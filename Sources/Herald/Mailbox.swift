@@ -17,7 +17,7 @@ import Synchronization
 }
 
 /// What happened to an offered event.
-@usableFromInline enum OfferOutcome {
+@usableFromInline enum OfferOutcome: Sendable {
     case accepted
     /// The mailbox is full and the policy is `.wait`: the caller may wait for room.
     case full
@@ -30,10 +30,78 @@ import Synchronization
     case dropped(slot: Unmanaged<TopicSlot>, accepted: Bool, report: Int, total: Int)
 }
 
+/// A value guarded by a bus's lock rather than a lock of its own: the mailboxes' state, so that
+/// a publish holding the bus lock can append to them without another lock.
+@usableFromInline
+struct BusLocked<Value> {
+    /// Unowned: every user of a mailbox holds its bus core (routes, consumer tasks, streams and
+    /// shutdown all reach the mailbox through the core), and the core owns the mailbox through
+    /// its records, so a strong reference would be a cycle.
+    @usableFromInline unowned(unsafe) let core: BusCore
+    @usableFromInline let storage: UnsafeMutablePointer<Value>
+
+    init(_ value: Value, core: BusCore) {
+        self.core = core
+        storage = .allocate(capacity: 1)
+        storage.initialize(to: value)
+    }
+
+    /// Frees the storage; once, from the owner's deinit.
+    func destroy() {
+        storage.deinitialize(count: 1)
+        storage.deallocate()
+    }
+
+    /// Runs `body` with the value, holding the bus lock.
+    @inlinable
+    func withLock<Result>(_ body: (inout Value) -> sending Result) -> sending Result {
+        core.state.withLock { _ in body(&storage.pointee) }
+    }
+
+    /// Runs `body` with the value; the caller holds the bus lock.
+    @inlinable
+    func withLockHeld<Result>(_ body: (inout Value) -> Result) -> Result {
+        body(&storage.pointee)
+    }
+}
+
+/// What an offer leaves for after the locks: consumers to wake and dropped events to release.
+/// Both are rare (a consumer sleeps only on an empty mailbox; `dropOldest` trims once per
+/// `capacity` drops), so the usual offer leaves nothing and allocates nothing.
+@usableFromInline
+struct MailboxWork {
+    @usableFromInline var consumers: [UnsafeContinuation<Void, Never>]?
+    /// Events taken out of mailboxes, of whatever payload type, released by `run`.
+    @usableFromInline var released: [Any]?
+
+    @inlinable init() {}
+
+    @inlinable mutating func wake(_ more: [UnsafeContinuation<Void, Never>]) {
+        if consumers == nil { consumers = more } else { consumers! += more }
+    }
+
+    @inlinable mutating func release(_ items: some Any) {
+        if released == nil { released = [items] } else { released!.append(items) }
+    }
+
+    @inlinable var isPending: Bool { consumers != nil || released != nil }
+
+    /// Wakes the consumers and releases the events; outside every lock.
+    @inlinable mutating func run() {
+        if let consumers {
+            self.consumers = nil
+            for consumer in consumers { consumer.resume() }
+        }
+        released = nil
+    }
+}
+
 /// The type-erased face of a mailbox, for stats and shutdown.
 @usableFromInline
 protocol MailboxControl: AnyObject, Sendable {
     var snapshot: MailboxSnapshot { get }
+    /// The same, for a caller that holds the bus lock.
+    var snapshotHoldingLock: MailboxSnapshot { get }
     /// Stop taking events from publishers after the waiting ones are delivered.
     func finish()
     /// End now: discard waiting events (returned count) and wake everyone.
@@ -57,12 +125,17 @@ struct MailboxSnapshot: Sendable {
 /// A subscription's bounded queue, drained in order by its consumer: a queued handler's task
 /// (a batch at a time) or a stream's iterators (an event at a time).
 ///
-/// A lock around a state struct: publishers append under the lock and wake a sleeping
-/// consumer; a handler's task swaps the whole buffer out under the lock, so it pays one lock per
-/// batch rather than per event. Values are never released while the lock is held, so an event's
-/// deinit may use the bus.
+/// A state struct behind the bus's own lock: a publish whose subscribers are all queued appends
+/// to their mailboxes while it holds that lock to number the event, so it takes one lock, not
+/// one plus one per mailbox (see `BusCore.claimDelivering`). Other publishers take the bus lock
+/// to append and wake a sleeping consumer; a handler's task swaps the whole buffer out under
+/// it, so it pays one lock per batch rather than per event. Values are never released while the
+/// lock is held, so an event's deinit may use the bus.
+///
+/// `@unchecked Sendable`: the only mutable state is `state`'s storage, read and written only
+/// while the bus lock is held (`BusLocked`).
 @usableFromInline
-final class Mailbox<Payload: Sendable>: MailboxControl {
+final class Mailbox<Payload: Sendable>: MailboxControl, @unchecked Sendable {
     @usableFromInline typealias Item = MailboxItem<Payload>
 
     @usableFromInline enum Phase { case open, finishing, closed }
@@ -159,19 +232,35 @@ final class Mailbox<Payload: Sendable>: MailboxControl {
     /// Below this many events a batch is small (see `BusCore.consume`).
     @usableFromInline static var smallBatch: Int { 64 }
     @usableFromInline static var yieldsAfterSmallBatch: Int { 16 }
-    @usableFromInline let state = SyncLock(State())
+    /// The state, behind the bus's lock (see the type's comment).
+    @usableFromInline let state: BusLocked<State>
 
-    init(capacity: Int, overflow: OverflowPolicy) {
+    init(capacity: Int, overflow: OverflowPolicy, core: BusCore) {
         self.capacity = capacity
         self.overflow = overflow
+        self.state = BusLocked(State(), core: core)
+    }
+
+    deinit {
+        state.destroy()
     }
 
     /// Offers an event. With `.wait`, a full mailbox answers `.full` unless `mayExceed`, in which
     /// case the event goes in beyond the capacity (a synchronous publisher cannot wait).
     @inlinable func offer(_ item: Item, mayExceed: Bool) -> OfferOutcome {
+        var work = MailboxWork()
+        let outcome = state.withLock { _ in offerHoldingLock(item, mayExceed: mayExceed, deferring: &work) }
+        work.run()
+        return outcome
+    }
+
+    /// The same, for a caller that holds the bus lock: the consumer's wake-up and the release of
+    /// dropped events are left to `work`, which the caller runs after the lock (a woken task or
+    /// an event's deinit may use the bus).
+    @inlinable func offerHoldingLock(_ item: Item, mayExceed: Bool, deferring work: inout MailboxWork) -> OfferOutcome {
         // Optionals, so the usual offer (nobody to wake, nothing trimmed) makes no array at all.
         var trimmed: ContiguousArray<Item>?
-        let (outcome, consumers) = state.withLock { s -> (OfferOutcome, [UnsafeContinuation<Void, Never>]?) in
+        let (outcome, consumers) = state.withLockHeld { s -> (OfferOutcome, [UnsafeContinuation<Void, Never>]?) in
             guard s.phase != .closed, !s.consumerDone else {
                 s.discarded += 1
                 return (.closed, nil)
@@ -194,10 +283,8 @@ final class Mailbox<Payload: Sendable>: MailboxControl {
             if depth > s.highWaterMark { s.highWaterMark = depth }
             return (outcome, s.consumers.isEmpty ? nil : s.takeConsumers())
         }
-        if let consumers {
-            for consumer in consumers { consumer.resume() }
-        }
-        _ = trimmed
+        if let consumers { work.wake(consumers) }
+        if let trimmed { work.release(trimmed) }
         return outcome
     }
 
@@ -315,10 +402,16 @@ final class Mailbox<Payload: Sendable>: MailboxControl {
     }
 
     @usableFromInline var snapshot: MailboxSnapshot {
-        state.withLock { s in
-            MailboxSnapshot(depth: s.phase == .closed ? 0 : s.depth, highWaterMark: s.highWaterMark,
-                            dropped: s.dropped, discarded: s.discarded)
-        }
+        state.withLock { Self.snapshot(of: $0) }
+    }
+
+    @usableFromInline var snapshotHoldingLock: MailboxSnapshot {
+        state.withLockHeld { Self.snapshot(of: $0) }
+    }
+
+    static func snapshot(of s: State) -> MailboxSnapshot {
+        MailboxSnapshot(depth: s.phase == .closed ? 0 : s.depth, highWaterMark: s.highWaterMark,
+                        dropped: s.dropped, discarded: s.discarded)
     }
 
     @usableFromInline func finish() {

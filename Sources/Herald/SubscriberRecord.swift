@@ -119,11 +119,15 @@ struct RouteEntry: @unchecked Sendable {
     /// Whether a nested publish from a handler could overtake this event at a later subscriber,
     /// so delivery must run in a ``DispatchFrame``.
     @usableFromInline let needsFrame: Bool
+    /// Whether every subscriber is queued (and there is one): a publish then delivers while it
+    /// holds the bus lock, since it only appends to mailboxes and runs no handler.
+    @usableFromInline let allQueued: Bool
 
     init(_ subscribers: ContiguousArray<SubscriberRecord>) {
         self.subscribers = subscribers
         self.entries = ContiguousArray(subscribers.map(RouteEntry.init))
         self.needsFrame = subscribers.count > 1 && subscribers.contains { $0.target.isInline }
+        self.allQueued = !subscribers.isEmpty && !subscribers.contains { $0.target.isInline }
     }
 
     static let empty = Route([])
