@@ -28,4 +28,16 @@ public struct SyncLock<Value>: ~Copyable, Sendable {
             return try body(&value)
         }
     }
+
+    /// Runs `body` with the value if the lock is free now; nil, without waiting, if it is held.
+    @inlinable
+    public borrowing func withLockIfAvailable<Result, Failure: Error>(
+        _ body: (inout sending Value) throws(Failure) -> sending Result
+    ) throws(Failure) -> sending Result? {
+        try mutex.withLockIfAvailable { (value: inout sending Value) throws(Failure) -> sending Result in
+            _ = fence.load(ordering: .acquiring)
+            defer { fence.store(1, ordering: .releasing) }
+            return try body(&value)
+        }
+    }
 }
