@@ -36,7 +36,8 @@ struct Numbered {
     @usableFromInline let slot: Unmanaged<TopicSlot>
     /// Unretained: valid while the lock is held.
     @usableFromInline let route: Unmanaged<Route>
-    /// Routes wait to be released (``BusCore/releaseRetiredRoutes()``).
+    /// Routes wait to be released and no counted publish is in flight: a publish that ends under
+    /// the lock releases them (``BusCore/releaseRetiredRoutes()``).
     @usableFromInline let retiredRoutes: Bool
 }
 
@@ -163,7 +164,15 @@ extension BusCore {
             slot.published &+= 1
             return s.route(slot, eventType: type)
         }
-        return Numbered(sequence: s.sequence, slot: unmanagedSlot, route: route, retiredRoutes: !s.retiredRoutes.isEmpty)
+        // A rebuilt route retired the old one. It can be released once no counted publish is in
+        // flight: the last one to finish looks when this flag is set; a publish delivered under
+        // the lock, never counted, releases it at once when none is.
+        var releasable = false
+        if !s.retiredRoutes.isEmpty {
+            retiredRoutesPending.store(true, ordering: .sequentiallyConsistent)
+            releasable = finishedPublishes.load(ordering: .sequentiallyConsistent) == s.accepted
+        }
+        return Numbered(sequence: s.sequence, slot: unmanagedSlot, route: route, retiredRoutes: releasable)
     }
 
     /// Makes a numbered event a publish that continues after the lock: counted while the bus
@@ -174,7 +183,6 @@ extension BusCore {
                        timestamp: Date?) -> Claim {
         let counted = s.phase == .running
         if counted { s.accepted &+= 1 }
-        if !s.retiredRoutes.isEmpty { retiredRoutesPending.store(true, ordering: .sequentiallyConsistent) }
         return Claim(sequence: s.sequence, slot: slot, route: counted ? route : route.retain(),
                      timestamp: timestamp, counted: counted)
     }
