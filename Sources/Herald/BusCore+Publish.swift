@@ -175,6 +175,15 @@ extension BusCore {
         return Numbered(sequence: s.sequence, slot: unmanagedSlot, route: route, retiredRoutes: releasable)
     }
 
+    /// Counts a publish delivered under the lock as in flight while the bus runs (its drop reports
+    /// are still to post); true if it did.
+    @usableFromInline
+    func countLocked(_ s: inout BusState) -> Bool {
+        guard s.phase == .running else { return false }
+        s.accepted &+= 1
+        return true
+    }
+
     /// Makes a numbered event a publish that continues after the lock: counted while the bus
     /// runs (shutdown waits for it; its route stays alive until it finishes), else its route
     /// retained.
@@ -206,18 +215,25 @@ extension BusCore {
         var work = MailboxWork()
         var drops: [(SubscriberRecord, Int, Int)]?
         var retiredRoutes = false
+        var countedForReports = false
+        // The clock is user code and may use the bus: never call it under the lock.
+        let stamp = queuedEnvelopes.load(ordering: .relaxed) ? now() : nil
         let outcome = try state.withLock { s throws(EventBusError) -> DeliveredOrClaimed in
             let numbered = try numberLocked(&s, topic, eventType: ObjectIdentifier(E.self), isInternal: isInternal)
             var p = Publication(topic: topic, sender: sender, correlation: correlation, sequence: numbered.sequence,
-                                slot: numbered.slot, counted: false, timestamp: nil)
+                                slot: numbered.slot, counted: false, timestamp: stamp)
             var resumeAt = 0
-            if numbered.route._withUnsafeGuaranteedRef({ $0.allQueued }) {
+            // An envelope subscription made since `stamp` was decided sends this one the old way.
+            if numbered.route._withUnsafeGuaranteedRef({ $0.allQueued && (stamp != nil || !$0.queuesEnvelopes) }) {
                 let blocked = numbered.route._withUnsafeGuaranteedRef { route in
                     deliverEntries(event, &p, route: route, from: 0, mayExceed: mayExceed, locked: true,
                                    work: &work, drops: &drops)
                 }
                 guard let blocked else {
                     retiredRoutes = numbered.retiredRoutes
+                    // Its drops are reported after the lock: until they are, it counts as in
+                    // flight, so that shutdown waits for the reports.
+                    if drops != nil { countedForReports = countLocked(&s) }
                     return .delivered(numbered.sequence)
                 }
                 resumeAt = blocked
@@ -230,6 +246,7 @@ extension BusCore {
         if let drops {
             for (record, count, total) in drops { reportDrops(record, count: count, total: total) }
         }
+        if countedForReports { publishFinished() }
         // A rebuilt route retired the old one; with no publish to finish, this one releases it.
         if retiredRoutes { releaseRetiredRoutes() }
         return outcome
@@ -497,22 +514,26 @@ extension BusCore {
                         let item = p.item(event)
                         outcome = entry.withObject(as: Mailbox<E>.self) {
                             locked ? $0.offerHoldingLock(item, mayExceed: mayExceed, deferring: &work)
-                                   : $0.offer(item, mayExceed: mayExceed)
+                                   : $0.offer(item, mayExceed: mayExceed, work: &work)
                         }
                     case .queuedEnvelope:
                         let item = MailboxItem(payload: Envelope(p.envelopeHeader(self), event: event),
                                                slot: p.slot, sequence: p.sequence)
                         outcome = entry.withObject(as: Mailbox<Envelope<E>>.self) {
                             locked ? $0.offerHoldingLock(item, mayExceed: mayExceed, deferring: &work)
-                                   : $0.offer(item, mayExceed: mayExceed)
+                                   : $0.offer(item, mayExceed: mayExceed, work: &work)
                         }
                     case .queuedAny:
                         let item = MailboxItem(payload: Envelope(p.envelopeHeader(self), event: event as any Event),
                                                slot: p.slot, sequence: p.sequence)
                         outcome = entry.withObject(as: Mailbox<Envelope<any Event>>.self) {
                             locked ? $0.offerHoldingLock(item, mayExceed: mayExceed, deferring: &work)
-                                   : $0.offer(item, mayExceed: mayExceed)
+                                   : $0.offer(item, mayExceed: mayExceed, work: &work)
                         }
+                    }
+                    if let handedOver = work.drops {
+                        work.drops = nil
+                        drops = (drops ?? []) + [(record, handedOver.count, handedOver.total)]
                     }
                     // A queued event counts as delivered when its subscriber's task hands it over.
                     switch outcome {

@@ -66,6 +66,7 @@ extension BusCore {
             }
             let box = Mailbox<Payload>(capacity: capacity, overflow: overflow, core: self)
             mailbox = box
+            if request.shape != .value { queuedEnvelopes.store(true, ordering: .relaxed) }
             switch request.shape {
             case .value: target = .queuedValue(box)
             case .envelope: target = .queuedEnvelope(box)
@@ -108,6 +109,7 @@ extension BusCore {
             return (record, [])
         }
         replayWork.run()
+        if let handedOver = replayWork.drops { dropReports.append((handedOver.count, handedOver.total)) }
         for (count, total) in dropReports { reportDrops(record, count: count, total: total) }
 
         switch consumer {

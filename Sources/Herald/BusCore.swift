@@ -182,6 +182,9 @@ struct BusState {
     let drainWaiter = SyncLock<UnsafeContinuation<Void, Never>?>(nil)
     /// The sequence number before the first event: the count of publishes starts from it.
     let sequenceBase: UInt64
+    /// Set for good once a queued subscription takes envelopes: publishes then take their
+    /// timestamp before the lock, so that the clock is never called under it.
+    @usableFromInline let queuedEnvelopes = Atomic<Bool>(false)
     /// Set while `BusState.retiredRoutes` may hold routes, so that a finishing publish looks.
     @usableFromInline let retiredRoutesPending = Atomic<Bool>(false)
 

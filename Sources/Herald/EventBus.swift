@@ -33,9 +33,7 @@ public final class EventBus: Sendable {
         /// Publish a ``DeadLetter`` on `bus.deadletter` for events no subscription matched.
         public var deadLetters: Bool
         /// The clock for envelope timestamps and retention time-to-live (tests inject one).
-        ///
-        /// It may be called while the bus holds its lock (an envelope for a queued subscriber is
-        /// made as the event goes into its mailbox), so it must not use the bus.
+        /// The bus never calls it while holding its lock, so it may use the bus.
         public var clock: @Sendable () -> Date
         /// The sequence number of the bus's first event; later events count up from it.
         ///

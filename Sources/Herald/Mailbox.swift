@@ -97,11 +97,18 @@ struct MailboxWork {
     @usableFromInline var consumers: [UnsafeContinuation<Void, Never>]?
     /// Events taken out of mailboxes, of whatever payload type, released by `run`.
     @usableFromInline var released: [Any]?
+    /// Drops of the last offer's mailbox to report, and its running total (a publisher handed
+    /// over a batch); taken by the caller, which knows the subscription.
+    @usableFromInline var drops: (count: Int, total: Int)?
 
     @inlinable init() {}
 
     @inlinable mutating func wake(_ more: [UnsafeContinuation<Void, Never>]) {
         if consumers == nil { consumers = more } else { consumers! += more }
+    }
+
+    @inlinable mutating func reportDrops(_ count: Int, total: Int) {
+        drops = (count, total)
     }
 
     @inlinable mutating func release(_ items: some Any) {
@@ -319,16 +326,16 @@ final class Mailbox<Payload: Sendable>: MailboxControl, @unchecked Sendable {
 
     /// Offers an event. With `.wait`, a full mailbox answers `.full` unless `mayExceed`, in which
     /// case the event goes in beyond the capacity (a synchronous publisher cannot wait).
-    @inlinable func offer(_ item: Item, mayExceed: Bool) -> OfferOutcome {
-        var work = MailboxWork()
+    /// Drops to report beyond the outcome's (a batch handed over) are left in `work.drops`.
+    @inlinable func offer(_ item: Item, mayExceed: Bool, work: inout MailboxWork) -> OfferOutcome {
         let outcome = state.withLock { _ in offerHoldingLock(item, mayExceed: mayExceed, deferring: &work) }
         work.run()
         return outcome
     }
 
     /// The same, for a caller that holds the bus lock: the consumer's wake-up and the release of
-    /// dropped events are left to `work`, which the caller runs after the lock (a woken task or
-    /// an event's deinit may use the bus).
+    /// dropped events are left to `work` too, which the caller runs after the lock (a woken task
+    /// or an event's deinit may use the bus).
     @inlinable func offerHoldingLock(_ item: Item, mayExceed: Bool, deferring work: inout MailboxWork) -> OfferOutcome {
         // Optionals, so the usual offer (nobody to wake, nothing trimmed) makes no array at all.
         var trimmed: ContiguousArray<Item>?
@@ -357,7 +364,7 @@ final class Mailbox<Payload: Sendable>: MailboxControl, @unchecked Sendable {
                 let depth = waiting(&s)
                 if depth > s.highWaterMark { s.highWaterMark = depth }
             }
-            if s.depth >= Self.handoffThreshold, wanted.load(ordering: .relaxed) { handOff(&s) }
+            if s.depth >= Self.handoffThreshold, wanted.load(ordering: .relaxed) { handOff(&s, &work) }
             return (outcome, s.consumers.isEmpty ? nil : s.takeConsumers())
         }
         if let consumers { work.wake(consumers) }
@@ -368,7 +375,7 @@ final class Mailbox<Payload: Sendable>: MailboxControl, @unchecked Sendable {
     /// Moves the waiting events into a batch the consumer takes without the lock. Under the bus
     /// lock, with `wanted` set: the consumer has taken the last batch, so the slot is empty.
     @usableFromInline
-    func handOff(_ s: inout State) {
+    func handOff(_ s: inout State, _ work: inout MailboxWork) {
         guard handoff.load(ordering: .relaxed) == nil else { return }
         let batch: HandoffBatch<Item>
         if let raw = spare.exchange(nil, ordering: .acquiring) {
@@ -380,7 +387,11 @@ final class Mailbox<Payload: Sendable>: MailboxControl, @unchecked Sendable {
         swap(&batch.items, &s.buffer)
         batch.start = s.head
         s.head = 0
-        batch.dropsToReport = s.unreportedDrops
+        // Drops since the last batch are reported now, by the publisher handing over, as a
+        // consumer taking a batch would: left to the consumer, they would be reported after the
+        // next drops, which a publisher reports at once.
+        if s.unreportedDrops > 0 { work.reportDrops(s.unreportedDrops, total: s.dropped) }
+        batch.dropsToReport = 0
         batch.droppedTotal = s.dropped
         s.unreportedDrops = 0
         s.reportPending = false
@@ -488,12 +499,16 @@ final class Mailbox<Payload: Sendable>: MailboxControl, @unchecked Sendable {
     /// an iterator that stops early leaves every other event in the mailbox.
     func next() async -> (Item, dropsToReport: Int, droppedTotal: Int)? {
         while true {
+            // The events handed out stay in the buffer until it is spent; it is released after
+            // the lock, since one may hold the last reference to an event.
+            var spent = ContiguousArray<Item>()
             let taken = state.withLock { s -> (Item, Int, Int, [UnsafeContinuation<Void, Never>])? in
                 guard s.depth > 0 else { return nil }
                 let item = s.buffer[s.head]
                 s.head += 1
                 if s.head == s.buffer.count {
-                    s.buffer.removeAll(keepingCapacity: true)
+                    spent.reserveCapacity(s.buffer.capacity)
+                    swap(&spent, &s.buffer)
                     s.head = 0
                 }
                 let report = s.unreportedDrops

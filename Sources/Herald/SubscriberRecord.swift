@@ -27,6 +27,13 @@ import Synchronization
             default: false
             }
         }
+
+        var isQueuedEnvelope: Bool {
+            switch self {
+            case .queuedEnvelope, .queuedAny: true
+            default: false
+            }
+        }
     }
 
     let id: UInt64
@@ -122,12 +129,16 @@ struct RouteEntry: @unchecked Sendable {
     /// Whether every subscriber is queued (and there is one): a publish then delivers while it
     /// holds the bus lock, since it only appends to mailboxes and runs no handler.
     @usableFromInline let allQueued: Bool
+    /// Whether a queued subscriber takes an envelope, whose timestamp comes from the bus's
+    /// clock: a publish delivers under the lock only with a timestamp taken before it.
+    @usableFromInline let queuesEnvelopes: Bool
 
     init(_ subscribers: ContiguousArray<SubscriberRecord>) {
         self.subscribers = subscribers
         self.entries = ContiguousArray(subscribers.map(RouteEntry.init))
         self.needsFrame = subscribers.count > 1 && subscribers.contains { $0.target.isInline }
         self.allQueued = !subscribers.isEmpty && !subscribers.contains { $0.target.isInline }
+        self.queuesEnvelopes = subscribers.contains { $0.target.isQueuedEnvelope }
     }
 
     static let empty = Route([])
