@@ -128,7 +128,7 @@ let package = Package(
             dependencies: ["Herald", "HeraldLoaders", "HeraldServices", "HeraldSandbox"],
             path: "Examples/todo-flow"
         ),
-        .testTarget(name: "HeraldLoadersTests", dependencies: ["Herald", "HeraldLoaders", "HeraldServices", "HeraldSandbox", "HeraldSync"]),
+        .testTarget(name: "HeraldLoadersTests", dependencies: ["Herald", "HeraldLoaders", "HeraldServices", "HeraldSandbox", "HeraldSync", "HeraldTestSupport"]),
         .testTarget(name: "HeraldRuntimeTests", dependencies: [
             "Herald", "HeraldRuntime", "HeraldCluster", "HeraldSubscribers", "HeraldLoaders", "HeraldServices", "HeraldSandbox", "HeraldTestSupport", "HeraldSync",
         ]),

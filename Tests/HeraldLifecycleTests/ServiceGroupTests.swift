@@ -17,7 +17,7 @@ import Testing
         let log = Recorder<String>(), events = Recorder<ServiceGroup.Event>()
         // The first service announces itself only when the test opens its gate: the others
         // must not have started before that.
-        let firstReady = Gate()
+        let firstReady = HeraldLifecycle.Gate()
         let members = [ServiceGroup.Member("a", RecordingService(name: "a", log: log, ready: firstReady))] + Self.members(["b", "c"], log)
         let group = ServiceGroup(members, onEvent: { events.record($0) })
         let run = Task { try await group.run() }
@@ -112,7 +112,7 @@ import Testing
                 announceStarted()
                 let outcome = await (try? cancelWhenGracefulShutdown {
                     // Cancellation, brought by the graceful shutdown, ends this wait.
-                    try await Gate().wait()
+                    try await HeraldLifecycle.Gate().wait()
                     return "finished"
                 }) ?? "cancelled"
                 log.record(outcome)
@@ -211,7 +211,7 @@ import Testing
                 announceStarted()
                 try await gracefulShutdown()
                 log.record("draining")
-                do { try await Gate().wait() } catch { log.record("cancelled while draining") }
+                do { try await HeraldLifecycle.Gate().wait() } catch { log.record("cancelled while draining") }
             }
         }
         let clock = ManualClock()

@@ -5,6 +5,7 @@ import HeraldSandbox
 import HeraldServices
 import Synchronization
 import HeraldSync
+import HeraldTestSupport
 
 /// A sandbox on test-controlled time, a bus that records every `loader.>` event, and clients
 /// pointed at the sandbox through a transport that records each request's URL.
@@ -138,26 +139,3 @@ final class RecordingTransport: HTTPTransport {
     }
 }
 
-/// Tasks wait at it until it opens, once and for good.
-final class Gate: Sendable {
-    private let state = SyncLock<(open: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
-
-    func open() {
-        let waiters = state.withLock { state in
-            state.open = true
-            defer { state.waiters = [] }
-            return state.waiters
-        }
-        waiters.forEach { $0.resume() }
-    }
-
-    func wait() async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let open = state.withLock { state in
-                if !state.open { state.waiters.append(continuation) }
-                return state.open
-            }
-            if open { continuation.resume() }
-        }
-    }
-}

@@ -1,5 +1,6 @@
 import Foundation
 import Herald
+import HeraldTestSupport
 import Testing
 
 /// The bus's lock guards its state and every mailbox. Nothing that may run user code runs under

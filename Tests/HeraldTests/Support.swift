@@ -110,27 +110,3 @@ final class TestDate: Sendable {
     var now: Date { date.withLock { $0 } }
     func advance(by seconds: Double) { date.withLock { $0 = $0.addingTimeInterval(seconds) } }
 }
-
-/// Tasks wait at it until it opens, once and for good.
-final class Gate: Sendable {
-    private let state = Locked<(open: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
-
-    func open() {
-        let waiters = state.withLock { state in
-            state.open = true
-            defer { state.waiters = [] }
-            return state.waiters
-        }
-        waiters.forEach { $0.resume() }
-    }
-
-    func wait() async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let open = state.withLock { state in
-                if !state.open { state.waiters.append(continuation) }
-                return state.open
-            }
-            if open { continuation.resume() }
-        }
-    }
-}
