@@ -108,6 +108,13 @@ struct HeraldBench {
                      target: 50, events: 50_000 * scale,
                      runHerald: { try await Workloads.heraldQueuedFanout($0, subscribers: 1) },
                      runBaseline: { try await Workloads.asyncMessage($0) }, baselineDivisor: 1),
+            // Not in the table: the publisher's side of async.fanout1 alone, with nothing
+            // consuming meanwhile, so the cost of a queued publish shows without the consumer's.
+            // Its CPU columns include draining the stream between rounds (one event at a time).
+            Workload(name: "async.publish", herald: "queued publish, nobody consuming meanwhile",
+                     baseline: "AsyncStream.yield, the same", target: 1, events: 50_000 * scale,
+                     runHerald: { try await PublishCostWorkloads.heraldStream($0) },
+                     runBaseline: { try await PublishCostWorkloads.asyncStream($0) }),
             Workload(name: "route.wildcard", herald: "1,000 non-matching patterns + 1", baseline: "Herald, the 1 alone",
                      target: 0.8, events: 50_000 * scale,
                      runHerald: { try Workloads.heraldWildcard($0, nonMatching: 1_000) },

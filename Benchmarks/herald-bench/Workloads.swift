@@ -210,3 +210,45 @@ enum BenchmarkError: Error, CustomStringConvertible {
         switch self { case .lostEvents(let what): "events lost: \(what)" }
     }
 }
+
+/// What a publish to one queued subscriber costs the publisher alone: events go out in rounds
+/// of 50,000 while nothing takes them, into a stream's mailbox (the same queued publish as a
+/// queued handler's, with no consumer running beside it), then the stream is drained. The best
+/// round counts; the buffers are warm after the first.
+enum PublishCostWorkloads {
+    static func heraldStream(_ n: Int) async throws -> Double {
+        let bus = EventBus()
+        let round = min(n, 50_000)
+        let stream = try bus.events(of: Ping.self, capacity: round + 10)
+        var iterator = stream.makeAsyncIterator()
+        var best = 0.0
+        for _ in 0..<max(n / round, 2) {
+            let start = ContinuousClock.now
+            for i in 0..<round { try await bus.publish(Ping(value: i & 1)) }
+            best = max(best, Workloads.rate(round, ContinuousClock.now - start))
+            for _ in 0..<round {
+                guard await iterator.next() != nil else { throw BenchmarkError.lostEvents("publish cost: stream ended") }
+            }
+        }
+        _ = await bus.shutdown(timeout: .seconds(60))
+        return best
+    }
+
+    /// The same with an AsyncStream.
+    static func asyncStream(_ n: Int) async throws -> Double {
+        let round = min(n, 50_000)
+        let (stream, continuation) = AsyncStream<Int>.makeStream(bufferingPolicy: .unbounded)
+        var iterator = stream.makeAsyncIterator()
+        var best = 0.0
+        for _ in 0..<max(n / round, 2) {
+            let start = ContinuousClock.now
+            for i in 0..<round { continuation.yield(i & 1) }
+            best = max(best, Workloads.rate(round, ContinuousClock.now - start))
+            for _ in 0..<round {
+                guard await iterator.next() != nil else { throw BenchmarkError.lostEvents("AsyncStream: ended") }
+            }
+        }
+        continuation.finish()
+        return best
+    }
+}
