@@ -232,10 +232,26 @@ final class StreamWatcher: Sendable {
     }
 
     /// Every message stored in the stream `HERALD`, read through a consumer of the test's own.
+    ///
+    /// A cluster that just lost a server may be electing a leader, and a JetStream API request
+    /// that arrives meanwhile gets no reply: each request is asked again after 5 s without one,
+    /// as many as 12 times (seen once: a single 30 s wait for the consumer ran out).
     func storedEvents() async throws -> [StreamedEvent] {
-        let js = connection.jetStream(timeout: .seconds(30))
-        let total = try await js.streamInfo("HERALD").state.messages
-        _ = try await js.createConsumer(stream: "HERALD", ConsumerConfiguration(durableName: "test-reader", ackPolicy: ConsumerConfiguration.AckPolicy.none))
+        let js = connection.jetStream(timeout: .seconds(5))
+        func retried<T>(_ request: () async throws -> T) async throws -> T {
+            var attempt = 1
+            while true {
+                do {
+                    return try await request()
+                } catch let error as NATSError where error.kind == .timeout && attempt < 12 {
+                    attempt += 1
+                }
+            }
+        }
+        let total = try await retried { try await js.streamInfo("HERALD").state.messages }
+        _ = try await retried {
+            try await js.createConsumer(stream: "HERALD", ConsumerConfiguration(durableName: "test-reader", ackPolicy: ConsumerConfiguration.AckPolicy.none))
+        }
         var stored: [StreamedEvent] = []
         var read: UInt64 = 0
         while read < total {

@@ -1,4 +1,5 @@
 import Foundation
+import HeraldTestSupport
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -31,9 +32,9 @@ import Darwin
         let output = Pipe()
         process.standardOutput = output
         let collected = OutputCollector()
-        output.fileHandleForReading.readabilityHandler = { handle in collected.append(handle.availableData) }
         process.terminationHandler = { _ in collected.signal() }
         try process.run()
+        readToEndOnDedicatedThread(output.fileHandleForReading) { chunk in collected.append(chunk) }
         defer { if process.isRunning { process.terminate() } }
 
         // Waits on the child's output and exit as they happen, bounded by the time limit.
@@ -47,7 +48,6 @@ import Darwin
         kill(process.processIdentifier, SIGTERM)
         await collected.waitUntil { _ in !process.isRunning }
         await collected.waitUntil { $0.contains("stopped") }
-        output.fileHandleForReading.readabilityHandler = nil
         #expect(process.terminationStatus == 0)
     }
 

@@ -74,11 +74,10 @@ final class Chromium: Sendable {
         let errors = Pipe()
         process.standardError = errors
         process.standardOutput = FileHandle.nullDevice
-        // Chromium says where DevTools listens on its standard error; read as it comes, on the
-        // pipe's own dispatch source.
+        // Chromium says where DevTools listens on its standard error; read as it comes, on a
+        // thread of its own.
         let seen = SyncLock<(text: String, waiter: CheckedContinuation<String?, Never>?, done: Bool)>(("", nil, false))
-        errors.fileHandleForReading.readabilityHandler = { handle in
-            let chunk = handle.availableData
+        let collect: @Sendable (Data) -> Void = { chunk in
             let resume = seen.withLock { seen -> (CheckedContinuation<String?, Never>, String?)? in
                 if chunk.isEmpty { seen.done = true } else { seen.text += String(decoding: chunk, as: UTF8.self) }
                 guard let waiter = seen.waiter else { return nil }
@@ -86,12 +85,12 @@ final class Chromium: Sendable {
                 if seen.done { seen.waiter = nil; return (waiter, nil) }
                 return nil
             }
-            if chunk.isEmpty { handle.readabilityHandler = nil }
             if let (waiter, url) = resume { waiter.resume(returning: url) }
         }
         let exit = ExitSignal()
         process.terminationHandler = { _ in exit.open() }
         try process.run()
+        readToEndOnDedicatedThread(errors.fileHandleForReading, collect)
         let browserURL = await withCheckedContinuation { (continuation: CheckedContinuation<String?, Never>) in
             let ready = seen.withLock { seen -> String?? in
                 if let url = Self.devToolsURL(in: seen.text) { return .some(url) }

@@ -13,3 +13,20 @@ public func onDedicatedThread<T: Sendable>(_ body: @escaping @Sendable () throws
         }
     }
 }
+
+/// Reads `handle` to its end on a thread of its own, handing each chunk to `body` as it comes
+/// and an empty chunk at the end.
+///
+/// Instead of `FileHandle.readabilityHandler`: on Linux, installing and tearing down that
+/// handler's dispatch read source while other tests do the same can crash libdispatch's event
+/// loop (swift-corelibs-libdispatch#949; seen here once, under the thread sanitizer). A blocking
+/// read on a thread of its own involves no dispatch source and holds no cooperative thread.
+public func readToEndOnDedicatedThread(_ handle: FileHandle, _ body: @escaping @Sendable (Data) -> Void) {
+    Thread.detachNewThread {
+        while true {
+            let chunk = handle.availableData
+            body(chunk)
+            if chunk.isEmpty { return }
+        }
+    }
+}
