@@ -243,9 +243,7 @@ extension BusCore {
             return .claimed(p, claim.route, resumeAt: resumeAt)
         }
         if work.isPending { work.run() }
-        if let drops {
-            for (record, count, total) in drops { reportDrops(record, count: count, total: total) }
-        }
+        if let drops { reportDrops(drops) }
         if countedForReports { publishFinished() }
         // A rebuilt route retired the old one; with no publish to finish, this one releases it.
         if retiredRoutes { releaseRetiredRoutes() }
@@ -454,9 +452,7 @@ extension BusCore {
         var drops: [(SubscriberRecord, Int, Int)]?
         let blocked = deliverEntries(event, &p, route: route, from: start, mayExceed: mayExceed, locked: false,
                                      work: &work, drops: &drops)
-        if let drops {
-            for (record, count, total) in drops { reportDrops(record, count: count, total: total) }
-        }
+        if let drops { reportDrops(drops) }
         return blocked
     }
 

@@ -285,6 +285,11 @@ struct BusState {
         _ = try? post(report, sender: nil, correlation: nil, retention: .none, isInternal: true)
     }
 
+    /// Publishes `bus.dropped` for each subscription's drops a publish collected.
+    @usableFromInline func reportDrops(_ drops: [(SubscriberRecord, Int, Int)]) {
+        for (record, count, total) in drops { reportDrops(record, count: count, total: total) }
+    }
+
     /// Publishes `bus.dropped` for a subscription's drops.
     @usableFromInline func reportDrops(_ record: SubscriberRecord, count: Int, total: Int) {
         guard count > 0 else { return }

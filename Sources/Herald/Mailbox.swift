@@ -40,9 +40,7 @@ final class HandoffBatch<Item>: @unchecked Sendable {
     @usableFromInline var items = ContiguousArray<Item>()
     /// The first event of `items` to deliver.
     @usableFromInline var start = 0
-    /// Drops to report with this batch, and the running total, as a batch taken under the lock
-    /// has them.
-    @usableFromInline var dropsToReport = 0
+    /// The running total of drops when it was handed over (its drops were reported then).
     @usableFromInline var droppedTotal = 0
 
     @usableFromInline init() {}
@@ -391,7 +389,6 @@ final class Mailbox<Payload: Sendable>: MailboxControl, @unchecked Sendable {
         // consumer taking a batch would: left to the consumer, they would be reported after the
         // next drops, which a publisher reports at once.
         if s.unreportedDrops > 0 { work.reportDrops(s.unreportedDrops, total: s.dropped) }
-        batch.dropsToReport = 0
         batch.droppedTotal = s.dropped
         s.unreportedDrops = 0
         s.reportPending = false
@@ -409,7 +406,7 @@ final class Mailbox<Payload: Sendable>: MailboxControl, @unchecked Sendable {
         guard let raw = handoff.exchange(nil, ordering: .sequentiallyConsistent) else { return nil }
         let batch = Unmanaged<HandoffBatch<Item>>.fromOpaque(raw).takeRetainedValue()
         swap(&batch.items, &items)
-        let taken = Batch(start: batch.start, dropsToReport: batch.dropsToReport, droppedTotal: batch.droppedTotal,
+        let taken = Batch(start: batch.start, dropsToReport: 0, droppedTotal: batch.droppedTotal,
                           wakeProducers: producersWaiting.load(ordering: .sequentiallyConsistent))
         // Emptied here, outside the lock: a released event's deinit may use the bus.
         batch.items.removeAll(keepingCapacity: true)
