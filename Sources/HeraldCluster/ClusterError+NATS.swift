@@ -22,7 +22,15 @@ extension ClusterError {
             }
         case let error as JetStreamError:
             // 503 / 10008: JetStream is there but has no leader (a cluster electing one).
-            if error.code == 503 || error.errorCode == 10008 { return .unavailable("\(doing): \(error.description)") }
+            // 10005: a leader just elected may not know every peer yet ("no suitable peers for
+            // placement, peer offline"); asking again helps. It is also the answer when the
+            // cluster has fewer servers than the replicas, so the connect wait ends that one.
+            if error.code == 503 || error.errorCode == JetStreamError.clusterNotAvailable {
+                return .unavailable("\(doing): \(error.description)")
+            }
+            if error.errorCode == JetStreamError.noSuitablePeers {
+                return .unavailable("\(doing): \(error.description) (does the cluster have as many servers as the replicas asked for?)")
+            }
             return .refused("\(doing): \(error.description)")
         case let error as KeyValueError:
             return .refused("\(doing): \(error.description)")

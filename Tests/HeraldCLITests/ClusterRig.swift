@@ -231,15 +231,18 @@ final class StreamWatcher: Sendable {
         for waiter in waiters { waiter.continuation.resume(returning: false) }
     }
 
-    /// Every message stored in the stream `HERALD`, read through a consumer of the test's own.
+    /// Every message stored in the stream `HERALD`, read through consumers of the test's own.
     ///
-    /// A cluster that just lost a server may be electing a leader, and a JetStream API request
-    /// that arrives meanwhile gets no reply: each request is asked again after 5 s without one,
-    /// as many as 12 times (seen once: a single 30 s wait for the consumer ran out).
+    /// A cluster that just lost a server may be electing a leader (of the stream, or of a consumer
+    /// just made), and a JetStream API request that arrives meanwhile gets no reply: each request
+    /// is asked again after 5 s without one, as many as 12 times (seen once: a single 30 s wait for
+    /// the consumer ran out). A fetch that gets no reply may still have been served, so reading
+    /// goes on through a new consumer that starts after the last stream sequence read: nothing is
+    /// read twice or skipped (seen once: a fetch from a consumer made a moment before got none).
     func storedEvents() async throws -> [StreamedEvent] {
         let js = connection.jetStream(timeout: .seconds(5))
+        var attempt = 1
         func retried<T>(_ request: () async throws -> T) async throws -> T {
-            var attempt = 1
             while true {
                 do {
                     return try await request()
@@ -249,15 +252,27 @@ final class StreamWatcher: Sendable {
             }
         }
         let total = try await retried { try await js.streamInfo("HERALD").state.messages }
-        _ = try await retried {
-            try await js.createConsumer(stream: "HERALD", ConsumerConfiguration(durableName: "test-reader", ackPolicy: ConsumerConfiguration.AckPolicy.none))
-        }
         var stored: [StreamedEvent] = []
         var read: UInt64 = 0
+        var last: UInt64?
         while read < total {
-            let batch = try await js.fetch(stream: "HERALD", consumer: "test-reader", batch: 500, expires: .seconds(5))
-            read += UInt64(batch.count)
-            stored += batch.compactMap { StreamedEvent($0.message) }
+            let consumer = "test-reader-\(attempt)"
+            var configuration = ConsumerConfiguration(durableName: consumer, ackPolicy: ConsumerConfiguration.AckPolicy.none)
+            if let last {
+                configuration.deliverPolicy = .byStartSequence
+                configuration.startSequence = last + 1
+            }
+            _ = try await retried { try await js.createConsumer(stream: "HERALD", configuration) }
+            do {
+                while read < total {
+                    let batch = try await js.fetch(stream: "HERALD", consumer: consumer, batch: 500, expires: .seconds(5))
+                    read += UInt64(batch.count)
+                    last = batch.last?.metadata.streamSequence ?? last
+                    stored += batch.compactMap { StreamedEvent($0.message) }
+                }
+            } catch let error as NATSError where error.kind == .timeout && attempt < 12 {
+                attempt += 1
+            }
         }
         return stored
     }

@@ -88,7 +88,10 @@ import Darwin
                 offenders.append("\(names[tid] ?? "thread \(tid)"): \(call)")
             }
         }
-        #expect(offenders.isEmpty, "file I/O off Herald's I/O threads:\n\(offenders.prefix(20).joined(separator: "\n"))")
+        // On a failure, what the trace says of the first offending thread.
+        let offender = offenders.first.flatMap { line in names.first { line.hasPrefix($0.value + ":") }?.key }
+        let story = offender.map { tid in lines.filter { $0.hasPrefix(tid + " ") }.prefix(30).joined(separator: "\n") } ?? ""
+        #expect(offenders.isEmpty, "file I/O off Herald's I/O threads:\n\(offenders.prefix(20).joined(separator: "\n"))\n\(story)")
         // The run did write: the archive, its fsync, the loaders' state files and their renames,
         // the outbox, the log file.
         #expect(onIOThreads >= 10, "file calls seen on Herald's I/O threads: \(onIOThreads)")

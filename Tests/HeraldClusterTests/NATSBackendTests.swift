@@ -155,3 +155,36 @@ struct NATSBackendTests {
         await b.close()
     }
 }
+
+/// What a cluster that cannot place the replicas answers, and that a node waits that out.
+@Suite(.serialized, .enabled(if: NATSServerProcess.isAvailable, "nats-server is not installed"), .timeLimit(.minutes(3)))
+struct NATSPlacementTests {
+    /// A leader just elected may not know every peer yet and answers "no suitable peers for
+    /// placement" (10005); so does a cluster with fewer servers than the replicas. The first
+    /// passes, so the node asks again (until its connect wait ends the second).
+    @Test func aClusterThatCannotPlaceTheReplicasYetIsUnavailableNamingWhy() async throws {
+        let routes = try (0..<2).map { _ in try NATSServerProcess.freePort() }
+        var started: [NATSServerProcess] = []
+        for index in 0..<2 {
+            started.append(try await NATSServerProcess.start(arguments: [
+                "--server_name", "p\(index + 1)", "--cluster_name", "placement", "--cluster", "nats://127.0.0.1:\(routes[index])",
+                "--routes", "nats://127.0.0.1:\(routes[1 - index])",
+            ]))
+        }
+        let servers = started
+        defer { Task { for server in servers { await server.stop() } } }
+        var settings = ClusterTestSettings.make(servers.map(\.url), node: "a")
+        settings.replicas = 3
+        var answers: [String] = []
+        // Until the cluster has a leader to answer (bounded by tries, not time): until then a
+        // request gets no reply or "temporarily unavailable", both unavailable too.
+        for _ in 0..<20 {
+            let error = await #expect(throws: ClusterError.self) { _ = try await NATSClusterBackend.open(settings) }
+            #expect(error?.isUnavailable == true, "\(error?.message ?? "")")
+            answers.append(error?.message ?? "")
+            if error?.message.contains("10005") == true { break }
+        }
+        #expect(answers.last?.contains("no suitable peers for placement") == true, "\(answers)")
+        #expect(answers.last?.contains("as many servers as the replicas") == true, "\(answers)")
+    }
+}

@@ -33,6 +33,11 @@ public struct JetStreamError: Error, Sendable, Hashable, CustomStringConvertible
     public static let wrongLastSequence = 10071
     /// No message matched a get (10037).
     public static let noMessageFound = 10037
+    /// No peers to place a stream's or consumer's replicas on (10005): the cluster has fewer
+    /// servers than the replicas asked for, or, while it forms, its leader does not know them yet.
+    public static let noSuitablePeers = 10005
+    /// The cluster has no JetStream leader at the moment (10008), as while it elects one.
+    public static let clusterNotAvailable = 10008
     /// Consumer name in use with another configuration (10013 in 2.9 wording "consumer already exists").
     public static let consumerNameInUse = 10013
 }
