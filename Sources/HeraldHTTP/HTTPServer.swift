@@ -141,12 +141,10 @@ public final class HTTPServer: Sendable {
         }
         guard starting else { return }
         running.enter()
-        let thread = Thread { [self] in
+        NamedThread.start("\(name)-accept") { [self] in
             acceptLoop()
             running.leave()
         }
-        thread.name = "\(name)-accept"
-        thread.start()
     }
 
     /// Stops accepting, closes every connection and waits for all threads to end. A second
@@ -277,7 +275,7 @@ public final class HTTPServer: Sendable {
             return true
         case .admitted(let id):
             running.enter()
-            let thread = Thread { [self] in
+            NamedThread.start("\(name)-connection") { [self] in
                 serve(id, fd)
                 mutate { state in
                     _ = state.connections.removeValue(forKey: id)
@@ -286,8 +284,6 @@ public final class HTTPServer: Sendable {
                 Socket.close(fd)
                 running.leave()
             }
-            thread.name = "\(name)-connection"
-            thread.start()
             return true
         }
     }

@@ -157,9 +157,7 @@ private final class JobQueue: Sendable {
         }
         ready.forEach { $0() }
         if start {
-            let thread = Thread { [self] in loop(name: name) }
-            thread.name = name
-            thread.start()
+            NamedThread.start(name) { [self] in loop() }
         }
         wake.signal()
     }
@@ -185,12 +183,8 @@ private final class JobQueue: Sendable {
         return state.withLock { state in state.thread.map { pthread_equal($0, me) != 0 } ?? false }
     }
 
-    private func loop(name: String) {
+    private func loop() {
         let me = pthread_self()
-        // The kernel's name for the thread (what /proc/<pid>/task/*/comm, strace and perf show),
-        // set from the thread itself: a new thread otherwise keeps its creator's, often a pool
-        // thread's. At most 15 bytes on Linux.
-        Thread.current.name = String(decoding: name.utf8.prefix(15), as: UTF8.self)
         state.withLock { $0.thread = me }
         while true {
             wake.wait()

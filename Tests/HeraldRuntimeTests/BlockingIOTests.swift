@@ -349,4 +349,33 @@ struct ReportingLogWriter: LogWriter {
         #expect(order.withLock { $0 } == Array(0..<100))
         #expect(onThread.withLock { $0 }.allSatisfy { $0 })
     }
+
+    /// The kernel knows each I/O thread by its name (strace, perf and the no-file-I/O-on-the-pool
+    /// test tell the threads apart by it), however soon the new thread runs. Foundation's
+    /// `Thread.name` lost that race now and then under load (a few in 200).
+    @Test func everyIOThreadHasItsNameFromItsFirstJob() async {
+        var unnamed: [String] = []
+        for index in 0..<1000 {
+            let name = "herald.t\(index)"
+            let io = BlockingIOThread(name: name)
+            let seen = await io.run { Self.kernelName() }
+            if seen != name { unnamed.append("\(name): \(seen)") }
+        }
+        #expect(unnamed.isEmpty, "\(unnamed.count) threads kept another name: \(unnamed.prefix(5))")
+    }
+
+    @Test func aLongNameIsCutToFifteenBytesAtACharacterBoundary() async {
+        let seen = await BlockingIOThread(name: "herald.sink.アーカイブ").run { Self.kernelName() }
+        #expect(seen == "herald.sink.ア")
+    }
+
+    /// The calling thread's name as the kernel has it (Linux), or as Foundation has it.
+    static func kernelName() -> String {
+        #if os(Linux)
+        let comm = (try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8)) ?? ""
+        return comm.trimmingCharacters(in: .newlines)
+        #else
+        return Thread.current.name ?? ""
+        #endif
+    }
 }

@@ -60,9 +60,7 @@ final class ConnectionCore: Sendable {
             }
             switch start {
             case .thread:
-                let thread = Thread { [self] in runLoop() }
-                thread.name = "herald.nats"
-                thread.start()
+                NamedThread.start("herald.nats") { [self] in runLoop() }
             case .wait: break
             case .connected: continuation.resume()
             case .closed: continuation.resume(throwing: NATSError.closed)

@@ -1,4 +1,5 @@
 import Foundation
+import HeraldSync
 
 /// The ``HTTPTransport`` for plain `http://` URLs: HTTP/1.1 over a socket of its own, one
 /// connection per request (`Connection: close`).
@@ -36,11 +37,9 @@ public final class SocketHTTPTransport: HTTPTransport {
         let exchange = try SocketExchange(request: encoded, timeout: timeout)
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<HTTPResponse, Error>) in
-                let thread = Thread {
+                NamedThread.start("herald.http") {
                     continuation.resume(with: exchange.run().mapError { $0 })
                 }
-                thread.name = "herald.http"
-                thread.start()
             }
         } onCancel: {
             exchange.cancel()
