@@ -15,10 +15,7 @@ import Darwin
     /// The system calls that write to, sync, cut or rename a file.
     static let calls = ["write", "pwrite64", "writev", "fsync", "fdatasync", "ftruncate", "rename", "renameat", "renameat2"]
 
-    // Not under the thread sanitizer: there strace was seen (twice in four runs of the suite)
-    // recording no name for one of Herald's I/O threads, so the check cannot tell the threads
-    // apart. It runs in the plain run and the run under stress-ng.
-    @Test(.timeLimit(.minutes(10)), .disabled(if: Sanitizers.thread, "strace misses some thread names under the thread sanitizer"))
+    @Test(.timeLimit(.minutes(10)))
     func everyFileWriteSyncAndRenameOfARunIsOnAHeraldIOThread() async throws {
         let herald = try #require(RunCommandTests.herald)
         let strace = try #require(["/usr/bin/strace", "/bin/strace"].first { FileManager.default.isExecutableFile(atPath: $0) },
