@@ -17,8 +17,16 @@ import HeraldSync
 @Suite(.timeLimit(.minutes(5))) struct HTTPServerLimitTests {
     static let health = "GET /health HTTP/1.1\r\nHost: x\r\n\r\n"
 
+    /// Seams whose clock stands still: no head or idle deadline passes however slow the
+    /// machine (a keep-alive connection a test holds open was once closed idle under load).
+    static var frozenClock: HTTPServer.Seams {
+        var seams = HTTPServer.Seams()
+        seams.uptime = { .zero }
+        return seams
+    }
+
     /// A server answering every request with the size of its body.
-    static func echoServer(limits: HTTPServerLimits, seams: HTTPServer.Seams = HTTPServer.Seams()) throws -> HTTPServer {
+    static func echoServer(limits: HTTPServerLimits, seams: HTTPServer.Seams = frozenClock) throws -> HTTPServer {
         let server = try HTTPServer(port: 0, limits: limits, seams: seams, handler: HTTPClosureHandler { request in
             HTTPServerResponse(status: 200, body: Data("\(request.body.count)".utf8))
         })
@@ -134,7 +142,7 @@ import HeraldSync
         let failuresLeft = SyncLock(5)
         let attempts = SyncLock(0)
         let waits = SyncLock<[Duration]>([])
-        var seams = HTTPServer.Seams()
+        var seams = Self.frozenClock
         seams.accept = { fd in
             attempts.withLock { $0 += 1 }
             let fail = failuresLeft.withLock { left -> Bool in
