@@ -98,7 +98,9 @@ import Darwin
         second.signal(SIGTERM)
         let stopped = try #require(await second.finish())
         #expect(stopped.status == 0, "stderr: \(stopped.stderr)")
-        #expect(stopped.stderr.hasSuffix("herald: stopped\n"))
+        // "herald: stopped", or, when the 3 s drain ran out on a slow machine, "herald: stopped
+        // (N events not delivered)": what was archived is checked below either way.
+        #expect(stopped.stderr.split(separator: "\n").last?.hasPrefix("herald: stopped") == true, "stderr: \(stopped.stderr.suffix(300))")
 
         // then the torn line was moved aside, every line at the kill is still there, no line
         // is corrupt, and the numbering went on after the last archived event without repeating.

@@ -77,7 +77,7 @@ final class ClusterRig: Sendable {
                "archive": {"kind": "file", "topics": [">"], "path": "\(root.path)/events.jsonl"},
                "posts": {"kind": "post", "retry": {"initial": "50ms", "max": "500ms"},
                          "rules": {"todo-tweet": {"on": "loader.todos.finished", "for": "new", "service": "twitter", "text": "New todo: {{description}}"}}}},
-             "cluster": {"servers": [\(list)], "node": "\(node)", "replicas": \(replicas), "leaseTTL": "4s", "ackWait": "2s", "connectWait": "2m"}}
+             "cluster": {"servers": [\(list)], "node": "\(node)", "replicas": \(replicas), "leaseTTL": "10s", "ackWait": "5s", "connectWait": "2m"}}
             """.utf8).write(to: url)
         return url
     }

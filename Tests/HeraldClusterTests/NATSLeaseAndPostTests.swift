@@ -97,20 +97,21 @@ struct NATSLeaseAndPostTests {
     }
 
     @Test func aLeaseNotRenewedExpiresInTheBucketAndAnotherNodeTakesTheLoaderThenTheOldHolderLearnsItLost() async throws {
+        // A 10 s lease: with 2 s, a slow machine could let a's lease lapse before b's probe.
         let server = try await NATSServerProcess.start()
         defer { Task { await server.stop() } }
-        let a = try await NATSClusterBackend.open(ClusterTestSettings.make([server.url], node: "a", leaseTTL: .seconds(2)))
-        let b = try await NATSClusterBackend.open(ClusterTestSettings.make([server.url], node: "b", leaseTTL: .seconds(2)))
+        let a = try await NATSClusterBackend.open(ClusterTestSettings.make([server.url], node: "a", leaseTTL: .seconds(10)))
+        let b = try await NATSClusterBackend.open(ClusterTestSettings.make([server.url], node: "b", leaseTTL: .seconds(10)))
         let clock = ContinuousClock()
-        let leaseA = LoaderLease(loader: "home", node: "a", ttl: .seconds(2), bucket: a.leases, clock: clock)
+        let leaseA = LoaderLease(loader: "home", node: "a", ttl: .seconds(10), bucket: a.leases, clock: clock)
         #expect(await leaseA.refresh() == .acquired)
-        let probe = LoaderLease(loader: "home", node: "b", ttl: .seconds(2), bucket: b.leases, clock: clock)
+        let probe = LoaderLease(loader: "home", node: "b", ttl: .seconds(10), bucket: b.leases, clock: clock)
         #expect(await probe.refresh() == .none)
         #expect(probe.lastHolder == "a" && !probe.isHeld)
 
         let busB = EventBus()
         let log = try BusLog(busB, matching: "cluster.lease.>")
-        let service = LeasedLoaderService(lease: LoaderLease(loader: "home", node: "b", ttl: .seconds(2), bucket: b.leases, clock: clock),
+        let service = LeasedLoaderService(lease: LoaderLease(loader: "home", node: "b", ttl: .seconds(10), bucket: b.leases, clock: clock),
                                           states: b.states, ledger: nil, bus: busB, clock: clock,
                                           makeLoader: { _ in IdleLoader(id: "home") }, makeSchedule: { _ in IdleSchedule() })
         let group = await RunningGroup([.init("loaders.home", service)])

@@ -19,7 +19,7 @@ import Testing
         var all: [DaemonStopping] { storage.withLock { $0 } }
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(5)))
     func aPartThatCannotStartIsNamedAndNoLoaderRuns() async throws {
         let state = FileManager.default.temporaryDirectory.appendingPathComponent("herald-lifecycle-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: state) }
@@ -36,14 +36,14 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: state.appendingPathComponent("home.json").path))
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(5)))
     func startedComesBeforeAnyLoadAndTheDurationStopsTheRun() async throws {
         let state = FileManager.default.temporaryDirectory.appendingPathComponent("herald-lifecycle-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: state) }
         let writer = WatchedWriter(), reasons = Reasons()
         let clock = ManualClock()
-        let daemon = HeraldDaemon(configuration: try DaemonTests.demo(state: state), makeWriter: { _ in writer }, clock: clock,
-                                  now: DaemonTests.fixedNow)
+        let daemon = HeraldDaemon(configuration: try DaemonTests.demo(state: state), makeWriter: { _ in writer }, drainTimeout: DaemonTests.drainTimeout,
+                                  clock: clock, now: DaemonTests.fixedNow)
         let run = Task {
             try await daemon.run(for: .seconds(10), started: { started in
                 writer.record(["started: \(started.loaders.joined(separator: ",")) at \(started.sandboxURL != nil)"])
@@ -60,13 +60,13 @@ import Testing
         #expect(stopped.drained)
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(5)))
     func cancellingTheRunIsAStopInOrderNotAnError() async throws {
         let state = FileManager.default.temporaryDirectory.appendingPathComponent("herald-lifecycle-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: state) }
         let writer = WatchedWriter(), reasons = Reasons()
-        let daemon = HeraldDaemon(configuration: try DaemonTests.demo(state: state), makeWriter: { _ in writer }, clock: ManualClock(),
-                                  now: DaemonTests.fixedNow)
+        let daemon = HeraldDaemon(configuration: try DaemonTests.demo(state: state), makeWriter: { _ in writer }, drainTimeout: DaemonTests.drainTimeout,
+                                  clock: ManualClock(), now: DaemonTests.fixedNow)
         let run = Task { try await daemon.run(stopping: { reasons.record($0) }) }
         await writer.wait { $0.contains { $0.contains("loader.home.finished") } }
         run.cancel()

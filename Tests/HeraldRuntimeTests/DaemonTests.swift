@@ -44,10 +44,13 @@ final class WatchedWriter: LogWriter {
     /// The sandbox's time in these tests: fixed, so its timeline does not grow between loads
     /// however slow the machine is.
     static let fixedNow: @Sendable () -> Date = { Date(timeIntervalSince1970: 1_780_000_000) }
+    /// How long the tests' daemons may drain at shutdown: the drain runs on real time, and the
+    /// tests expect it to finish (`drained`), however slow the machine.
+    static let drainTimeout: Duration = .seconds(3600)
 
     /// A daemon on the continuous clock whose embedded sandbox runs at ``fixedNow``.
     static func daemon(_ configuration: HeraldConfiguration, writer: WatchedWriter) -> HeraldDaemon {
-        HeraldDaemon(configuration: configuration, makeWriter: { _ in writer }, clock: ContinuousClock(), now: fixedNow)
+        HeraldDaemon(configuration: configuration, makeWriter: { _ in writer }, drainTimeout: drainTimeout, clock: ContinuousClock(), now: fixedNow)
     }
 
     static func demo(state: URL) throws -> HeraldConfiguration {
@@ -188,8 +191,8 @@ final class WatchedWriter: LogWriter {
         let clock = ManualClock()
         // The sandbox's time follows the manual clock too.
         let start = Date(timeIntervalSince1970: 1_780_000_000)
-        let daemon = HeraldDaemon(configuration: try DaemonTests.demo(state: state), makeWriter: { _ in writer }, clock: clock,
-                                  now: { start.addingTimeInterval(Double(clock.now.offset.components.seconds)) })
+        let daemon = HeraldDaemon(configuration: try DaemonTests.demo(state: state), makeWriter: { _ in writer }, drainTimeout: DaemonTests.drainTimeout,
+                                  clock: clock, now: { start.addingTimeInterval(Double(clock.now.offset.components.seconds)) })
         let run = Task { try await daemon.run(for: .seconds(65)) }
 
         @Sendable func count(_ id: String) -> @Sendable ([String]) -> Int {

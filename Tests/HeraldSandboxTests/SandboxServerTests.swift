@@ -74,7 +74,9 @@ import HeraldTestSupport
     }
 
     @Test(.timeLimit(.minutes(5))) func stopReturnsWithConnectionsOpenClosesThemAndReleasesThePort() async throws {
-        let sandbox = try await Sandbox.start()
+        // Head and idle deadlines of an hour, so that no connection times out before stop()
+        // on a slow machine.
+        let sandbox = try await Sandbox.start(limits: HTTPServerLimits(headTimeout: .seconds(3600), idleTimeout: .seconds(3600)))
         let port = sandbox.port
         #expect(port > 0)
         // Idle keep-alive connections (URLSession's pool, a raw one) and one halfway through a

@@ -1,5 +1,6 @@
 import Foundation
 import Herald
+import HeraldHTTP
 import HeraldSync
 import HeraldTestSupport
 import Testing
@@ -18,9 +19,10 @@ struct RunningEndpoint: Sendable {
     let task: Task<Void, any Error>
     let url: URL
 
-    static func start(_ sources: StatusSources, streamBuffer: Int = EventStreamHub.defaultClientBuffer,
+    static func start(_ sources: StatusSources, limits: HTTPServerLimits = StatusEndpoint.limits,
+                      streamBuffer: Int = EventStreamHub.defaultClientBuffer,
                       now: @escaping @Sendable () -> Date = { Date() }) async throws -> RunningEndpoint {
-        let endpoint = StatusEndpoint(port: 0, sources: sources, streamBuffer: streamBuffer, now: now)
+        let endpoint = StatusEndpoint(port: 0, sources: sources, limits: limits, streamBuffer: streamBuffer, now: now)
         let task = Task { try await endpoint.run() }
         let url = try #require(await endpoint.waitUntilServing(), "the endpoint did not start")
         return RunningEndpoint(endpoint: endpoint, task: task, url: url)
