@@ -48,17 +48,17 @@ extension ClusterStartTests {
         var other = StreamConfiguration(name: "HERALD", subjects: ["herald.>"], storage: .file, replicas: 1)
         other.maxAge = .seconds(60)
         other.duplicateWindow = .seconds(60)
-        _ = try await connection.jetStream().createStream(other)
+        _ = try await connection.jetStream(timeout: .seconds(60)).createStream(other)
 
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("herald-cluster-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
-        let config = try Self.shippedConfig(in: directory, cluster: ["servers": [server.url], "node": "a"])
+        let config = try Self.shippedConfig(in: directory, cluster: ["servers": [server.url], "node": "a", "connectWait": "2m"])
         let result = try #require(try await ChildProcess.run(herald, ["run", "--config", config.path, "--for", "1m"]))
         #expect(result.status == 1)
         #expect(result.stderr.contains("herald: cluster.connection: cluster: the stream HERALD exists with other settings: max age 60.0 seconds (this node wants 86400.0 seconds), dedupe window 60.0 seconds (this node wants 120.0 seconds)"),
                 "stderr: \(result.stderr)")
-        #expect(try await connection.jetStream().streamInfo("HERALD").config.maxAge == .seconds(60))
+        #expect(try await connection.jetStream(timeout: .seconds(60)).streamInfo("HERALD").config.maxAge == .seconds(60))
         await connection.close()
         await server.stop()
     }

@@ -117,7 +117,7 @@ import Darwin
         #expect(held, "stderr: \(first.stderr)")
         #expect(try await sandbox.copies().isEmpty, "sent before it was recorded")
         first.signal(SIGTERM)
-        let stoppedFirst = try #require(await first.finish(within: .seconds(30)))
+        let stoppedFirst = try #require(await first.finish())
         #expect(stoppedFirst.status == 0, "stderr: \(stoppedFirst.stderr)")
         #expect(Self.count("post.copy.sent", in: stoppedFirst.stderr) == 0)
         #expect(try await sandbox.copies().isEmpty)
@@ -132,7 +132,7 @@ import Darwin
         let sent = await second.waitForStandardError { Self.count("post.copy.sent", in: $0) >= 3 }
         #expect(sent, "stderr: \(second.stderr)")
         second.signal(SIGTERM)
-        let stoppedSecond = try #require(await second.finish(within: .seconds(30)))
+        let stoppedSecond = try #require(await second.finish())
         #expect(stoppedSecond.status == 0)
         #expect(Self.count("post.copy.recorded", in: stoppedSecond.stderr) == 3, "stderr: \(stoppedSecond.stderr)")
         #expect(try await sandbox.copies().sorted() == ["buy milk", "call mom", "water plants"])
@@ -145,7 +145,7 @@ import Darwin
         let sentNew = await third.waitForStandardError { Self.count("post.copy.sent", in: $0) >= 1 }
         #expect(sentNew, "stderr: \(third.stderr)")
         third.signal(SIGTERM)
-        let stoppedThird = try #require(await third.finish(within: .seconds(30)))
+        let stoppedThird = try #require(await third.finish())
         #expect(stoppedThird.status == 0)
         #expect(Self.count("post.copy.sent", in: stoppedThird.stderr) == 1, "stderr: \(stoppedThird.stderr)")
         #expect(try await sandbox.copies().sorted() == ["buy milk", "call mom", "feed cat", "water plants"])

@@ -124,7 +124,7 @@ import Darwin
         }
         #expect(finished, "stderr: \(restarted.stderr)")
         restarted.signal(SIGTERM)
-        let stopped = try #require(await restarted.finish(within: .seconds(30)))
+        let stopped = try #require(await restarted.finish())
         #expect(stopped.status == 0)
         let outcome = Self.outcomes(stopped.stderr)
         #expect(outcome.failed == 0)
@@ -154,7 +154,7 @@ import Darwin
         }
         #expect(finished, "stderr: \(run.stderr)")
         run.signal(SIGTERM)
-        let stopped = try #require(await run.finish(within: .seconds(30)))
+        let stopped = try #require(await run.finish())
         #expect(stopped.status == 0)
         let lines = stopped.stderr.split(separator: "\n").map(String.init)
         #expect(Self.outcomes(stopped.stderr) == (sent: 4, duplicate: 0, failed: 1))
@@ -183,7 +183,7 @@ import Darwin
         let posted = await run.waitForStandardError { Self.outcomes($0).sent >= 1 }
         #expect(posted, "stderr: \(run.stderr)")
         run.signal(SIGTERM)
-        let stopped = try #require(await run.finish(within: .seconds(30)))
+        let stopped = try #require(await run.finish())
         #expect(stopped.status == 0, "stderr: \(stopped.stderr)")
         await sandbox.stop()
     }

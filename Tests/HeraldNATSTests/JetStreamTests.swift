@@ -118,7 +118,8 @@ struct JetStreamTests {
         try first[0].ack()
         try first[1].nak()
 
-        let second = try await js.fetch(stream: "WORK", consumer: "workers", batch: 5, expires: .seconds(1))
+        // Returns as soon as both arrived (a short expiry could end it first on a slow machine).
+        let second = try await js.fetch(stream: "WORK", consumer: "workers", batch: 2, expires: .seconds(60))
         let bySequence = Dictionary(uniqueKeysWithValues: second.map { ($0.metadata.streamSequence, $0) })
         #expect(Set(bySequence.keys) == [2, 3])
         #expect(bySequence[2]?.metadata.deliveries == 2)

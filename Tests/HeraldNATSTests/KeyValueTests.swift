@@ -11,7 +11,7 @@ struct KeyValueTests {
         let connection = try NATSConnection(servers: [server.url])
         try await connection.connect()
         let js = connection.jetStream(timeout: .seconds(30))
-        let config = KeyValueConfiguration(bucket: "leases", history: 5, ttl: .seconds(15), replicas: 1)
+        let config = KeyValueConfiguration(bucket: "leases", history: 5, ttl: .seconds(3600), replicas: 1)
         let bucket = try await js.createKeyValue(config)
         _ = try await js.createKeyValue(config)
 
