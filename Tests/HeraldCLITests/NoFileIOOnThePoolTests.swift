@@ -60,6 +60,7 @@ import Darwin
         var names: [String: String] = [:]      // thread id -> its last PR_SET_NAME
         var onIOThreads = 0
         var offenders: [String] = []
+        var firstOffender: String?     // its thread id
         for line in lines {
             let parts = line.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
             guard parts.count == 2 else { continue }
@@ -83,11 +84,11 @@ import Darwin
                 onIOThreads += 1
             } else {
                 offenders.append("\(names[tid] ?? "thread \(tid)"): \(call)")
+                if firstOffender == nil { firstOffender = tid }
             }
         }
         // On a failure, what the trace says of the first offending thread.
-        let offender = offenders.first.flatMap { line in names.first { line.hasPrefix($0.value + ":") }?.key }
-        let story = offender.map { tid in lines.filter { $0.hasPrefix(tid + " ") }.prefix(30).joined(separator: "\n") } ?? ""
+        let story = firstOffender.map { tid in lines.filter { $0.hasPrefix(tid + " ") }.prefix(30).joined(separator: "\n") } ?? ""
         #expect(offenders.isEmpty, "file I/O off Herald's I/O threads:\n\(offenders.prefix(20).joined(separator: "\n"))\n\(story)")
         // The run did write: the archive, its fsync, the loaders' state files and their renames,
         // the outbox, the log file.
