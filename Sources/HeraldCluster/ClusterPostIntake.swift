@@ -33,12 +33,15 @@ public final class ClusterPostIntake<C: Clock>: Service, Sendable where C.Durati
     private let now: @Sendable () -> Date
     private let retry: PostScheduler.RetryPolicy
     private let queueName: String
+    private let authenticator: IntentAuthenticator
     private let stopping = SyncLock(false)
 
-    /// An intake of `rules` publishing to the queue `queueName` (for reports) through `publisher`.
+    /// An intake of `rules` publishing to the queue `queueName` (for reports) through `publisher`,
+    /// each intent signed by `authenticator`.
     public init(name: String, rules: [PostRule], bus: EventBus, publisher: any ClusterStreamPublisher, queueName: String,
-                ledger: IntentLedger, node: String, retry: PostScheduler.RetryPolicy, clock: C,
+                ledger: IntentLedger, node: String, authenticator: IntentAuthenticator, retry: PostScheduler.RetryPolicy, clock: C,
                 now: @escaping @Sendable () -> Date = { Date() }) {
+        self.authenticator = authenticator
         self.name = name
         self.rules = rules
         self.bus = bus
@@ -51,14 +54,14 @@ public final class ClusterPostIntake<C: Clock>: Service, Sendable where C.Durati
         self.now = now
     }
 
-    /// The message carrying `intent`.
-    public static func message(for intent: PostIntent, node: String) throws -> ClusterMessage {
+    /// The message carrying `intent`, signed by `authenticator`.
+    public static func message(for intent: PostIntent, node: String, signedBy authenticator: IntentAuthenticator) throws -> ClusterMessage {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         encoder.dateEncodingStrategy = .iso8601
-        return ClusterMessage(subject: ClusterSettings.postSubjectPrefix + intent.rule,
-                              headers: [.init(ClusterEventCodec.messageIDHeader, intent.key), .init(ClusterEventCodec.nodeHeader, node)],
-                              payload: Array(try encoder.encode(intent)))
+        return authenticator.signed(ClusterMessage(subject: ClusterSettings.postSubjectPrefix + intent.rule,
+                                                   headers: [.init(ClusterEventCodec.messageIDHeader, intent.key), .init(ClusterEventCodec.nodeHeader, node)],
+                                                   payload: Array(try encoder.encode(intent))))
     }
 
     /// Subscribes the rules and publishes their intents until shut down.
@@ -106,7 +109,7 @@ public final class ClusterPostIntake<C: Clock>: Service, Sendable where C.Durati
         let correlation = intent.correlation.flatMap(EventID.init)
         let message: ClusterMessage
         do {
-            message = try Self.message(for: intent, node: node)
+            message = try Self.message(for: intent, node: node, signedBy: authenticator)
         } catch {
             ledger.stored(queued.ticket)
             _ = try? bus.post(PostFailed(rule: intent.rule, key: intent.key, service: intent.service, reason: "the intent cannot be encoded: \(error)",

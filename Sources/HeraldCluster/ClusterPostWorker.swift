@@ -18,6 +18,10 @@ import HeraldSync
 /// acknowledged, `post.<rule>.sent` / `.failed` is published. A node stopping mid-post gives
 /// the intent back (nak) for another node; a node killed mid-post stops telling the server,
 /// which delivers the intent again after the ack wait.
+///
+/// An intent is taken only when it is signed with the cluster's intent secret (see
+/// ``IntentAuthenticator``); any other message on the queue is terminated and reported as
+/// `cluster.post.refused`, never posted.
 public final class ClusterPostWorker<C: Clock>: Service, Sendable where C.Duration == Duration {
     private let name: String
     private let rules: [String: PostRule]
@@ -30,13 +34,15 @@ public final class ClusterPostWorker<C: Clock>: Service, Sendable where C.Durati
     private let retry: PostScheduler.RetryPolicy
     private let ackWait: Duration
     private let node: String
+    private let authenticator: IntentAuthenticator
     private let sends = SyncLock<[String: [Date]]>([:])
 
     /// A worker for the rules of every post subscriber (by rule name) and their services.
     public init(name: String, rules: [PostRule], services: [String: any PostService], consumer: any ClusterPullConsumer,
-                records: any ClusterKeyValue, bus: EventBus, node: String, retry: PostScheduler.RetryPolicy, ackWait: Duration,
-                clock: C, now: @escaping @Sendable () -> Date = { Date() }) {
+                records: any ClusterKeyValue, bus: EventBus, node: String, authenticator: IntentAuthenticator,
+                retry: PostScheduler.RetryPolicy, ackWait: Duration, clock: C, now: @escaping @Sendable () -> Date = { Date() }) {
         self.name = name
+        self.authenticator = authenticator
         self.rules = Dictionary(rules.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         self.services = services
         self.consumer = consumer
@@ -80,6 +86,16 @@ public final class ClusterPostWorker<C: Clock>: Service, Sendable where C.Durati
     }
 
     private func handle(_ delivery: ClusterDelivery) async {
+        guard authenticator.isAuthentic(delivery.message) else {
+            let message = delivery.message
+            let reason = message.header(IntentAuthenticator.header) == nil
+                ? "not signed (no \(IntentAuthenticator.header) header): only a node with the cluster's intent secret may queue posts"
+                : "the signature does not match: the message was altered, or signed with another secret than this node's cluster.intentSecret"
+            try? await delivery.settle(.term)
+            post(ClusterPostRefused(subject: message.subject, key: message.header(ClusterEventCodec.messageIDHeader),
+                                    claimedNode: message.header(ClusterEventCodec.nodeHeader), reason: reason, bytes: message.payload.count), nil)
+            return
+        }
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .iso8601
         guard let intent = try? decoder.decode(PostIntent.self, from: Data(delivery.message.payload)) else {

@@ -53,6 +53,12 @@ public struct ClusterSettings: Sendable, Hashable {
     public var startup: Startup
     /// How long start-up tries the servers before it gives up (under ``Startup/fail``).
     public var connectWait: Duration
+    /// The secret every node signs its post intents with and checks the queue's intents
+    /// against (see ``IntentAuthenticator``); the same on every node. Required with post rules.
+    public var intentSecret: String?
+    /// The only directory a node reads media from when an intent taken from the post queue
+    /// names a file; nil: such intents post no media.
+    public var mediaDirectory: URL?
 
     /// Settings with the documented defaults.
     public init(servers: [URL], node: String, export: [String] = [">"], stream: String = Self.defaultStream, replicas: Int = 1,

@@ -77,7 +77,8 @@ final class ClusterRig: Sendable {
                "archive": {"kind": "file", "topics": [">"], "path": "\(root.path)/events.jsonl"},
                "posts": {"kind": "post", "retry": {"initial": "50ms", "max": "500ms"},
                          "rules": {"todo-tweet": {"on": "loader.todos.finished", "for": "new", "service": "twitter", "text": "New todo: {{description}}"}}}},
-             "cluster": {"servers": [\(list)], "node": "\(node)", "replicas": \(replicas), "leaseTTL": "10s", "ackWait": "5s", "connectWait": "2m"}}
+             "cluster": {"servers": [\(list)], "node": "\(node)", "replicas": \(replicas), "leaseTTL": "10s", "ackWait": "5s", "connectWait": "2m",
+                         "intentSecret": "rig-intent-secret-of-at-least-32-bytes"}}
             """.utf8).write(to: url)
         return url
     }

@@ -24,12 +24,16 @@ import Testing
 }
 
 extension ClusterStartTests {
-    /// The shipped config.json with `cluster` as its cluster section, written in `directory`.
+    /// The shipped config.json with `cluster` as its cluster section (with an intent secret unless
+    /// it names one), written in `directory`.
     static func shippedConfig(in directory: URL, cluster: [String: Any]) throws -> URL {
         let shipped = try Data(contentsOf: BuiltProducts.packageRoot.appendingPathComponent("config.json"))
         var object = try #require(try JSONSerialization.jsonObject(with: shipped) as? [String: Any])
         object["$schema"] = nil
         object["state"] = directory.appendingPathComponent("state").path
+        var cluster = cluster
+        // The shipped config posts: a cluster needs the intent secret then.
+        if cluster["intentSecret"] == nil { cluster["intentSecret"] = "a-test-intent-secret-of-at-least-32-bytes" }
         object["cluster"] = cluster
         object["http"] = ["listen": "127.0.0.1:0"]   // a free port: tests run side by side
         let config = directory.appendingPathComponent("config.json")

@@ -90,9 +90,17 @@ struct NATSLeaseAndPostTests {
         PostIntent(key: key, rule: "todo", service: "svc", content: .status(text: "hello", media: nil), correlation: nil, created: Date())
     }
 
+    static let secret = String(repeating: "cluster-secret.", count: 3)
+    private static let authenticator = try! IntentAuthenticator(secret: secret)
+
+    private static func message(_ intent: PostIntent, node: String) throws -> ClusterMessage {
+        try ClusterPostIntake<ContinuousClock>.message(for: intent, node: node, signedBy: authenticator)
+    }
+
     private static func worker(_ backend: NATSClusterBackend, _ service: CountingPostService, bus: EventBus) -> ClusterPostWorker<ContinuousClock> {
         ClusterPostWorker(name: "posts", rules: [rule], services: ["svc": service], consumer: backend.intents, records: backend.states, bus: bus,
-                          node: backend.settings.node, retry: .init(initial: .milliseconds(50), maximum: .seconds(1), attempts: 3),
+                          node: backend.settings.node, authenticator: authenticator,
+                          retry: .init(initial: .milliseconds(50), maximum: .seconds(1), attempts: 3),
                           ackWait: backend.settings.ackWait, clock: ContinuousClock())
     }
 
@@ -139,7 +147,7 @@ struct NATSLeaseAndPostTests {
         let bus = EventBus()
         let log = try BusLog(bus, matching: "post.>")
         let group = await RunningGroup([.init("posts", Self.worker(a, service, bus: bus))])
-        let stored = await a.publisher.publish([try ClusterPostIntake<ContinuousClock>.message(for: Self.intent("todo:1"), node: "a")])
+        let stored = await a.publisher.publish([try Self.message(Self.intent("todo:1"), node: "a")])
         #expect(try stored.first?.get().stream == "HERALD_POSTS")
 
         await service.waitUntilCalled()
@@ -163,9 +171,9 @@ struct NATSLeaseAndPostTests {
         defer { Task { await server.stop() } }
         let a = try await NATSClusterBackend.open(ClusterTestSettings.make([server.url], node: "a", ackWait: .seconds(1)))
         let service = CountingPostService()
-        _ = await a.publisher.publish([try ClusterPostIntake<ContinuousClock>.message(for: Self.intent("todo:7"), node: "a")])
+        _ = await a.publisher.publish([try Self.message(Self.intent("todo:7"), node: "a")])
         // A repeat within the dedupe window (the item announced again) is stored once.
-        let repeated = await a.publisher.publish([try ClusterPostIntake<ContinuousClock>.message(for: Self.intent("todo:7"), node: "b")])
+        let repeated = await a.publisher.publish([try Self.message(Self.intent("todo:7"), node: "b")])
         #expect(try repeated.first?.get().duplicate == true)
 
         // "Node k" pulls the intent, posts, and dies before it acknowledges.
@@ -196,10 +204,49 @@ struct NATSLeaseAndPostTests {
         let bus = EventBus()
         let log = try BusLog(bus, matching: "post.>")
         let group = await RunningGroup([.init("posts", Self.worker(a, service, bus: bus))])
-        _ = await a.publisher.publish([try ClusterPostIntake<ContinuousClock>.message(for: Self.intent("todo:9"), node: "c")])
+        _ = await a.publisher.publish([try Self.message(Self.intent("todo:9"), node: "c")])
         let sent = await log.first(PostSent.self)
         #expect(sent?.id == "post-41" && sent?.duplicate == true)
         #expect(service.calls.isEmpty)
+        await group.stop()
+        await a.close()
+    }
+
+    @Test func anIntentNotSignedWithTheClusterSecretIsRefusedTerminatedAndNeverPosted() async throws {
+        let server = try await NATSServerProcess.start()
+        defer { Task { await server.stop() } }
+        let a = try await NATSClusterBackend.open(ClusterTestSettings.make([server.url], node: "a", ackWait: .seconds(30)))
+        let service = CountingPostService()
+        let bus = EventBus()
+        let log = try BusLog(bus, matching: ">")
+        let group = await RunningGroup([.init("posts", Self.worker(a, service, bus: bus))])
+
+        // What anyone on the NATS account can publish: an intent as a node writes it, unsigned,
+        // signed with another secret, and signed but altered on the way.
+        let genuine = try Self.message(Self.intent("todo:forged-0"), node: "a")
+        var unsigned = genuine
+        unsigned.headers.removeAll { $0.name == IntentAuthenticator.header }
+        unsigned.headers = unsigned.headers.map { $0.name == "Nats-Msg-Id" ? .init($0.name, "todo:forged-1") : $0 }
+        let otherSecret = try ClusterPostIntake<ContinuousClock>.message(
+            for: Self.intent("todo:forged-2"), node: "b", signedBy: try IntentAuthenticator(secret: String(repeating: "another-secret-", count: 3)))
+        var altered = try Self.message(Self.intent("todo:forged-3"), node: "a")
+        altered.payload = Array(String(decoding: altered.payload, as: UTF8.self).replacingOccurrences(of: "hello", with: "spam!").utf8)
+        for message in [unsigned, otherSecret, altered] {
+            #expect(try await a.publisher.publish([message]).first?.get().stream == "HERALD_POSTS")
+        }
+        // A signed intent after them: once it is sent, the three before it were handled.
+        _ = await a.publisher.publish([try Self.message(Self.intent("todo:genuine"), node: "a")])
+        let sent = await log.first(PostSent.self)
+        #expect(sent?.key == "todo:genuine")
+        let refused = log.events(ClusterPostRefused.self)
+        #expect(refused.map(\.key) == ["todo:forged-1", "todo:forged-2", "todo:forged-3"])
+        #expect(refused.first?.reason.contains("not signed") == true)
+        #expect(refused.dropFirst().allSatisfy { $0.reason.contains("does not match") })
+        #expect(service.calls.map(\.key) == ["todo:genuine"])
+        #expect(log.events(PostFailed.self).isEmpty)
+        // Terminated, not left to be delivered again.
+        try await a.connection.flush()
+        #expect(try await a.jetStream.streamInfo("HERALD_POSTS").state.messages == 0)
         await group.stop()
         await a.close()
     }

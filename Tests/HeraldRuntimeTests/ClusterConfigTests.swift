@@ -85,14 +85,69 @@ import Testing
         let schema = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
         let cluster = try #require((schema["properties"] as? [String: Any])?["cluster"] as? [String: Any])
         let keys = try #require(cluster["properties"] as? [String: Any]).keys.sorted()
-        #expect(keys == ["ackWait", "connectWait", "dedupeWindow", "export", "leaseBucket", "leaseTTL", "maxAge", "node", "postStream",
-                         "replicas", "servers", "startup", "stateBucket", "stream"])
+        #expect(keys == ["ackWait", "connectWait", "dedupeWindow", "export", "intentSecret", "leaseBucket", "leaseTTL", "maxAge",
+                         "mediaDirectory", "node", "postStream", "replicas", "servers", "startup", "stateBucket", "stream"])
         #expect((cluster["required"] as? [String])?.sorted() == ["node", "servers"])
         // Every key the schema names is one the validator accepts.
         var settings: [String: Any] = ["servers": ["nats://127.0.0.1:4222"], "node": "a"]
-        for key in keys where settings[key] == nil { settings[key] = ["bogus": true] }
+        for key in keys where settings[key] == nil { settings[key] = key == "intentSecret" ? 7 : ["bogus": true] }
         let issues = ConfigFixtures.issues(ConfigFixtures.demo(setting: "cluster", to: settings))
         #expect(!issues.contains { $0.contains("unknown key") })
         #expect(issues.count == keys.count - 2)
+    }
+
+    // MARK: Intents between nodes
+
+    private static var cluster: [String: Any] { ["servers": ["nats://127.0.0.1:4222"], "node": "a"] }
+    private static let secret = "an-intent-secret-of-32-bytes-or-more"
+
+    @Test func postRulesInAClusterNeedTheIntentSecretOfAtLeast32BytesNeverShown() throws {
+        let posting = ConfigFixtures.set(ConfigFixtures.withPosts, "cluster", Self.cluster)
+        let missing = ConfigFixtures.issues(posting)
+        #expect(missing.count == 1)
+        #expect(missing.first?.hasPrefix("cluster.intentSecret: required: post rules (store) run in the cluster") == true, "\(missing)")
+        let short = ConfigFixtures.issues(ConfigFixtures.set(posting, "cluster.intentSecret", "short-but-secret"))
+        #expect(short == ["cluster.intentSecret: shorter than 32 bytes; make one with `openssl rand -base64 32`"])
+        #expect(!short.joined().contains("short-but-secret"))
+        // Without post rules no intent crosses the cluster: no secret is needed.
+        #expect(ConfigFixtures.issues(ConfigFixtures.demo(setting: "cluster", to: Self.cluster)) == [])
+
+        let fromEnvironment = ConfigFixtures.set(posting, "cluster.intentSecret", ["env": "HERALD_CLUSTER_SECRET"])
+        let data = try JSONSerialization.data(withJSONObject: fromEnvironment)
+        let configuration = try ConfigLoader(environment: ["HERALD_CLUSTER_SECRET": Self.secret])
+            .parse(data, baseDirectory: URL(fileURLWithPath: "/tmp/herald"))
+        #expect(configuration.cluster?.intentSecret == Self.secret)
+        #expect(configuration.cluster?.mediaDirectory == nil)
+        #expect(configuration.secrets.contains(Self.secret))
+    }
+
+    @Test func aRulePostingMediaInAClusterNeedsTheMediaDirectoryAndAFileInsideIt() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("herald-cluster-media-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        for folder in ["media", "private"] {
+            try FileManager.default.createDirectory(at: directory.appendingPathComponent(folder), withIntermediateDirectories: true)
+            try Data("video".utf8).write(to: directory.appendingPathComponent("\(folder)/clip.mp4"))
+        }
+        func issues(media: Any, mediaDirectory: String?) throws -> [String] {
+            var object = ConfigFixtures.set(ConfigFixtures.withPosts, "subscribers.posts.rules.tweet.media", media)
+            var cluster = Self.cluster
+            cluster["intentSecret"] = Self.secret
+            cluster["mediaDirectory"] = mediaDirectory
+            object = ConfigFixtures.set(object, "cluster", cluster)
+            let data = try JSONSerialization.data(withJSONObject: object)
+            do {
+                _ = try ConfigLoader(environment: [:]).parse(data, baseDirectory: directory)
+                return []
+            } catch {
+                return error.issues.map(\.description)
+            }
+        }
+        #expect(try issues(media: ["field": "item.video"], mediaDirectory: nil)
+            == ["cluster.mediaDirectory: required: rule tweet posts media, and a cluster node reads media named by the post queue only from this directory"])
+        #expect(try issues(media: "private/clip.mp4", mediaDirectory: "media")
+            == ["cluster.mediaDirectory: rule tweet posts private/clip.mp4, which is outside \(directory.appendingPathComponent("media").path): a node would refuse it"])
+        #expect(try issues(media: "media/../private/clip.mp4", mediaDirectory: "media").count == 1)
+        #expect(try issues(media: "media/clip.mp4", mediaDirectory: "media") == [])
+        #expect(try issues(media: ["field": "item.video"], mediaDirectory: "") == ["cluster.mediaDirectory: must not be empty"])
     }
 }

@@ -26,6 +26,24 @@ private func hex(_ bytes: [UInt8]) -> String {
         #expect(hex(HMACSHA1.authenticationCode(key: longKey, message: message)) == "aa4ae5e15272d00e95705637ce8a3b55ed402112")
     }
 
+    @Test func hmacSHA256FromTheSystemLibraryMatchesRFC4231() throws {
+        let hmac = try HMACSHA256()
+        // RFC 4231 test cases 1, 2, 4 and 6 (a key longer than the block).
+        #expect(hex(hmac.authenticationCode(key: [UInt8](repeating: 0x0b, count: 20), message: Array("Hi There".utf8)))
+            == "b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7")
+        #expect(hex(hmac.authenticationCode(key: Array("Jefe".utf8), message: Array("what do ya want for nothing?".utf8)))
+            == "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843")
+        #expect(hex(hmac.authenticationCode(key: Array(1...25), message: [UInt8](repeating: 0xcd, count: 50)))
+            == "82558a389a443c0ea4cc819899f2083a85f0faa3e578f8077a2e3ff46729665b")
+        #expect(hex(hmac.authenticationCode(key: [UInt8](repeating: 0xaa, count: 131),
+                                            message: Array("Test Using Larger Than Block-Size Key - Hash Key First".utf8)))
+            == "60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54")
+        #expect(hex(hmac.authenticationCode(key: [], message: [])) == "b613679a0814d9ec772f95d778c35fc5ff1697c493715653c6c712144292c5ad")
+        #expect(HMACSHA256.constantTimeEquals([1, 2, 3], [1, 2, 3]))
+        #expect(!HMACSHA256.constantTimeEquals([1, 2, 3], [1, 2, 4]))
+        #expect(!HMACSHA256.constantTimeEquals([1, 2, 3], [1, 2]))
+    }
+
     @Test func base64RoundTripsAndMatchesRFC4648() {
         let vectors = ["": "", "f": "Zg==", "fo": "Zm8=", "foo": "Zm9v", "foob": "Zm9vYg==", "fooba": "Zm9vYmE=", "foobar": "Zm9vYmFy"]
         for (plain, encoded) in vectors {

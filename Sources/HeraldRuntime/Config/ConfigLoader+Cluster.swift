@@ -1,6 +1,7 @@
 import Foundation
 import Herald
 import HeraldCluster
+import HeraldSubscribers
 
 extension ConfigLoader {
     /// The shortest lease TTL: a lease is renewed every third of it, over the network.
@@ -8,12 +9,14 @@ extension ConfigLoader {
     /// The shortest ack wait and dedupe window.
     public static let minimumClusterWait: Duration = .seconds(1)
 
-    /// The `cluster` section, or nil when there is none (the daemon runs alone).
-    func readCluster(_ value: ConfigJSON?, _ reader: ConfigReader) -> ClusterSettings? {
+    /// The `cluster` section, or nil when there is none (the daemon runs alone). `subscribers`
+    /// tell whether the intent secret and the media directory are needed.
+    func readCluster(_ value: ConfigJSON?, subscribers: [String: SubscriberConfiguration], baseDirectory: URL,
+                     _ reader: ConfigReader) -> ClusterSettings? {
         guard let value else { return nil }
         let path = "cluster"
         let allowed = ["servers", "node", "export", "stream", "replicas", "leaseTTL", "dedupeWindow", "maxAge", "ackWait",
-                       "postStream", "leaseBucket", "stateBucket", "startup", "connectWait"]
+                       "postStream", "leaseBucket", "stateBucket", "startup", "connectWait", "intentSecret", "mediaDirectory"]
         guard let fields = reader.object(value, at: path, allowed: allowed) else { return nil }
         let servers = readServers(fields["servers"], reader)
         var node = reader.string(fields, "node", at: path, required: true)
@@ -56,7 +59,10 @@ extension ConfigLoader {
         let connectWait = reader.duration(fields, "connectWait", at: path)
         let startup = reader.choice(fields, "startup", at: path, among: ClusterSettings.Startup.allCases.map(\.rawValue))
             .flatMap(ClusterSettings.Startup.init(rawValue:))
+        let posting = readPostingGuards(fields, subscribers: subscribers, baseDirectory: baseDirectory, reader)
         var settings = ClusterSettings(servers: servers ?? [], node: node ?? "")
+        settings.intentSecret = posting.secret
+        settings.mediaDirectory = posting.mediaDirectory
         if let leaseTTL { settings.leaseTTL = leaseTTL }
         if let dedupe { settings.dedupeWindow = dedupe }
         if let maxAge { settings.maxAge = maxAge }
@@ -77,6 +83,53 @@ extension ConfigLoader {
         settings.leaseBucket = leaseBucket
         settings.stateBucket = stateBucket
         return settings
+    }
+
+    /// `intentSecret` (required when any post rule exists: every intent on the post queue is
+    /// signed with it) and `mediaDirectory` (required when a rule posts media: the only place a
+    /// node reads media named by an intent from the queue).
+    private func readPostingGuards(_ fields: [String: ConfigJSON], subscribers: [String: SubscriberConfiguration], baseDirectory: URL,
+                                   _ reader: ConfigReader) -> (secret: String?, mediaDirectory: URL?) {
+        let path = "cluster"
+        var rules: [PostRule] = []
+        for name in subscribers.keys.sorted() {
+            if case .post(let posting)? = subscribers[name] { rules += posting.rules }
+        }
+        var secret: String?
+        if fields["intentSecret"] != nil {
+            secret = reader.secret(fields, "intentSecret", at: path)
+            if let value = secret, value.utf8.count < IntentAuthenticator.minimumSecretLength {
+                reader.report("\(path).intentSecret", "shorter than \(IntentAuthenticator.minimumSecretLength) bytes; make one with `openssl rand -base64 32`")
+                secret = nil
+            }
+        } else if let rule = rules.first {
+            reader.report("\(path).intentSecret", "required: post rules (\(rule.name)) run in the cluster, and every node signs and checks the post queue's intents with this secret, the same on every node (make one with `openssl rand -base64 32`; write it as {\"env\": \"HERALD_CLUSTER_SECRET\"})")
+        }
+        var directory: URL?
+        if let text = reader.string(fields, "mediaDirectory", at: path) {
+            if text.isEmpty {
+                reader.report("\(path).mediaDirectory", "must not be empty")
+            } else {
+                directory = Self.resolve(text, against: baseDirectory)
+            }
+        }
+        for rule in rules {
+            guard case .status(_, let media?) = rule.target else { continue }
+            guard let directory else {
+                if fields["mediaDirectory"] == nil {
+                    reader.report("\(path).mediaDirectory", "required: rule \(rule.name) posts media, and a cluster node reads media named by the post queue only from this directory")
+                }
+                return (secret, nil)
+            }
+            if case .file(let file) = media {
+                let resolved = Self.resolve(file, against: baseDirectory).standardizedFileURL.path
+                let root = directory.standardizedFileURL.path
+                if !resolved.hasPrefix(root.hasSuffix("/") ? root : root + "/") {
+                    reader.report("\(path).mediaDirectory", "rule \(rule.name) posts \(file), which is outside \(root): a node would refuse it")
+                }
+            }
+        }
+        return (secret, directory)
     }
 
     private func minimum(_ value: Duration?, _ least: Duration, _ path: String, _ reader: ConfigReader) -> Duration? {

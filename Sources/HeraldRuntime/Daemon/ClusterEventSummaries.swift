@@ -6,7 +6,7 @@ import HeraldSubscribers
 /// `todos: node a took the lease`, `cluster: disconnected from 127.0.0.1:4222: …`.
 public enum ClusterEventSummaries {
     /// Summarises ``ClusterLeaseChanged``, ``ClusterConnectionChanged``, ``ClusterImportRejected``,
-    /// ``ClusterExportProblem`` and ``RemoteEvent`` (at debug: another node's event, which that
+    /// ``ClusterExportProblem``, ``ClusterPostRefused`` and ``RemoteEvent`` (at debug: another node's event, which that
     /// node logs itself); nil for anything else.
     public static let summarizer: EventSummarizer = { envelope in
         switch envelope.event {
@@ -27,6 +27,9 @@ public enum ClusterEventSummaries {
         case let rejected as ClusterImportRejected:
             return LogRecord(level: .warning, message: "cluster: a message on \(rejected.subject) is not a Herald event: \(rejected.reason)",
                              fields: [.init("subject", rejected.subject), .init("bytes", "\(rejected.bytes)")])
+        case let refused as ClusterPostRefused:
+            return LogRecord(level: .error, message: "cluster: refused the post intent on \(refused.subject): \(refused.reason)",
+                             fields: [.init("subject", refused.subject), .init("key", refused.key ?? "-"), .init("claimedNode", refused.claimedNode ?? "-")])
         case let problem as ClusterExportProblem:
             return LogRecord(level: .warning, message: "cluster: \(problem.eventTopic) \(problem.eventID) \(problem.outcome): \(problem.reason)",
                              fields: [.init("event", problem.eventID), .init("attempts", "\(problem.attempts)")])

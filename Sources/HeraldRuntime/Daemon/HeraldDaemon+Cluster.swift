@@ -32,13 +32,23 @@ extension HeraldDaemon {
         }))
         var rules: [PostRule] = []
         var retry = PostScheduler.RetryPolicy()
+        // Checked when the intakes and the worker start: the config requires the secret with post rules.
+        let authenticator: @Sendable () throws(DaemonError) -> IntentAuthenticator = { () throws(DaemonError) -> IntentAuthenticator in
+            guard let secret = cluster.intentSecret else { throw DaemonError("cluster.intentSecret: required with post rules") }
+            do {
+                return try IntentAuthenticator(secret: secret)
+            } catch {
+                throw DaemonError("cluster.intentSecret: \(error)")
+            }
+        }
         for name in configuration.subscribers.keys.sorted() {
             guard case .post(let posting)? = configuration.subscribers[name] else { continue }
             rules += posting.rules
             retry = posting.retry
             members.append(.init("subscribers.\(name)", DeferredService { [now] in
                 ClusterPostIntake(name: name, rules: posting.rules, bus: bus, publisher: try backend().publisher, queueName: cluster.postStream,
-                                  ledger: ledger, node: cluster.node, retry: posting.retry, clock: clock, now: now)
+                                  ledger: ledger, node: cluster.node, authenticator: try authenticator(), retry: posting.retry,
+                                  clock: clock, now: now)
             }))
         }
         if !rules.isEmpty {
@@ -46,11 +56,13 @@ extension HeraldDaemon {
                 var services: [String: any PostService] = [:]
                 for name in configuration.subscribers.keys.sorted() {
                     guard case .post(let posting)? = configuration.subscribers[name] else { continue }
-                    services.merge(try postServices(name, posting.rules, sandbox: sandbox?.sandbox)) { first, _ in first }
+                    let media: MediaAccess = cluster.mediaDirectory.map { .within($0) } ?? MediaAccess.none
+                    services.merge(try postServices(name, posting.rules, sandbox: sandbox?.sandbox, media: media)) { first, _ in first }
                 }
                 let backend = try backend()
                 return ClusterPostWorker(name: "posts", rules: rules, services: services, consumer: backend.intents, records: backend.states,
-                                         bus: bus, node: cluster.node, retry: retry, ackWait: cluster.ackWait, clock: clock, now: now)
+                                         bus: bus, node: cluster.node, authenticator: try authenticator(), retry: retry,
+                                         ackWait: cluster.ackWait, clock: clock, now: now)
             }))
         }
         for id in configuration.loaders.keys.sorted() {

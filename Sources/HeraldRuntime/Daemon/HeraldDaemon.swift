@@ -250,12 +250,14 @@ public struct HeraldDaemon: Sendable {
     }
 
     /// The services a post subscriber's rules name, as clients.
-    func postServices(_ name: String, _ rules: [PostRule], sandbox: Sandbox?) throws(DaemonError) -> [String: any PostService] {
+    func postServices(_ name: String, _ rules: [PostRule], sandbox: Sandbox?,
+                      media: MediaAccess = .anywhere) throws(DaemonError) -> [String: any PostService] {
         let directory = ServiceDirectory(configuration: configuration, sandbox: sandbox, transport: SchemeRoutingTransport())
         var services: [String: any PostService] = [:]
         for service in Set(rules.map(\.service)) {
             switch configuration.services[service] {
-            case .twitter?: services[service] = TwitterPostService(client: try directory.twitter(service), baseDirectory: configuration.directory)
+            case .twitter?: services[service] = TwitterPostService(client: try directory.twitter(service), baseDirectory: configuration.directory,
+                                                                              mediaAccess: media)
             case .baas?: services[service] = BaaSPostService(client: try directory.baas(service))
             default: throw DaemonError("subscribers.\(name): service \(service) cannot post")
             }

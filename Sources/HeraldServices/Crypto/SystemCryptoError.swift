@@ -1,0 +1,9 @@
+/// Why the system's cryptography is not available.
+public struct SystemCryptoError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What went wrong, naming the library and the symbol.
+    public var description: String
+
+    init(_ description: String) {
+        self.description = description
+    }
+}
