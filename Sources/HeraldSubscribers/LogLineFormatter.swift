@@ -1,7 +1,10 @@
 import Foundation
 
 /// Renders a record as one line in a ``LogFormat``.
-struct LogLineFormatter: Sendable {
+///
+/// ``oneLine(_:)`` is the one escaper of text from outside for a terminal: the console log
+/// uses it, and so does every line `herald` prints (through HeraldRuntime).
+package struct LogLineFormatter: Sendable {
     var format: LogFormat
 
     func line(time: Date, topic: String, sender: String?, record: LogRecord) -> String {
@@ -39,7 +42,7 @@ struct LogLineFormatter: Sendable {
 
     /// The text with every control character (line breaks, escape sequences, …) written as an
     /// escape, so text from a service can never start a forged line or drive the terminal.
-    static func oneLine(_ text: String) -> String {
+    package static func oneLine(_ text: String) -> String {
         guard text.unicodeScalars.contains(where: isControl) else { return text }
         var result = ""
         for scalar in text.unicodeScalars {
@@ -55,7 +58,9 @@ struct LogLineFormatter: Sendable {
         return result
     }
 
-    static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+    /// C0, DEL, C1 and the Unicode line and paragraph separators: what can move the cursor,
+    /// start a line or begin an escape sequence.
+    package static func isControl(_ scalar: Unicode.Scalar) -> Bool {
         scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
             || scalar.value == 0x2028 || scalar.value == 0x2029
     }
