@@ -12,40 +12,10 @@ package enum TerminalText {
         LogLineFormatter.oneLine(text)
     }
 
-    /// Whether `scalar` is one of the characters ``line(_:)`` escapes.
-    package static func isControl(_ scalar: Unicode.Scalar) -> Bool {
-        LogLineFormatter.isControl(scalar)
-    }
-
-    /// A JSON document (or JSON Lines line) with every control character written so a terminal
-    /// shows it and a JSON reader reads the same value: inside a string as a `\uXXXX` escape,
-    /// outside one (where only insignificant white space can be) as a space.
-    ///
-    /// For valid JSON; anything else is escaped too, and stays invalid.
+    /// A JSON document or JSON Lines line made safe to print, still the same JSON: control
+    /// characters in strings as `\uXXXX` escapes, outside them as spaces (the console log's JSON
+    /// format does the same).
     package static func json(_ text: String) -> String {
-        guard text.unicodeScalars.contains(where: isControl) else { return text }
-        var result = String.UnicodeScalarView()
-        var inString = false, escaping = false
-        for scalar in text.unicodeScalars {
-            if isControl(scalar) {
-                if inString {
-                    let hex = String(scalar.value, radix: 16)
-                    result.append(contentsOf: ("\\u" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex).unicodeScalars)
-                } else {
-                    result.append(" ")
-                }
-                escaping = false
-                continue
-            }
-            result.append(scalar)
-            if escaping {
-                escaping = false
-            } else if scalar == "\\" && inString {
-                escaping = true
-            } else if scalar == "\"" {
-                inString.toggle()
-            }
-        }
-        return String(result)
+        LogLineFormatter.oneLineJSON(text)
     }
 }
