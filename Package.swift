@@ -111,7 +111,7 @@ let package = Package(
         .target(
             name: "HeraldRuntime",
             dependencies: ["Herald", "HeraldServices", "HeraldLoaders", "HeraldSubscribers", "HeraldSandbox", "HeraldLifecycle", "HeraldSync",
-                           "HeraldStatus", "HeraldCluster"]
+                           "HeraldStatus", "HeraldCluster", "HeraldNATS"]
         ),
         .executableTarget(
             name: "timeline-observer",

@@ -97,20 +97,14 @@ public struct ArchiveReader: Sendable {
             {
                 event = String(decoding: data, as: UTF8.self)
             }
-            return "\(time)  \(topic)  \(sender)  \(seq)  \(oneLine(event))"
+            // Time, topic and sender are whatever the file (or a NATS publisher) says.
+            return "\(oneLine(time))  \(oneLine(topic))  \(oneLine(sender))  \(seq)  \(oneLine(event))"
         }
     }
 
-    /// Control characters escaped, so an archived text cannot drive the terminal.
+    /// Control characters escaped, so an archived text cannot drive the terminal (the console
+    /// log's escaper, ``LogLineFormatter/oneLine(_:)``).
     package static func oneLine(_ text: String) -> String {
-        var result = ""
-        for scalar in text.unicodeScalars {
-            if scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) {
-                result += "\\u{\(String(scalar.value, radix: 16))}"
-            } else {
-                result.unicodeScalars.append(scalar)
-            }
-        }
-        return result
+        LogLineFormatter.oneLine(text)
     }
 }

@@ -12,7 +12,7 @@ extension Commands {
                 guard let configuration = validConfiguration(path) else { return 2 }
                 base = try StatusQuery.baseURL(for: configuration, path: path)
             }
-            Terminal.out(String(try await StatusQuery.table(from: base).dropLast()))
+            Terminal.outLines(String(try await StatusQuery.table(from: base).dropLast()))
             return 0
         } catch {
             Terminal.err("herald: \(error.description)")

@@ -20,7 +20,7 @@ do {
         Terminal.out("herald \(HeraldVersion.current)")
         status = 0
     case .help(let topic):
-        Terminal.out(HelpText.text(for: topic))
+        Terminal.outLines(HelpText.text(for: topic))
         status = 0
     case .check(let config):
         status = Commands.check(config: config)

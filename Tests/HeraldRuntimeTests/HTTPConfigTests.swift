@@ -2,6 +2,12 @@ import Foundation
 import HeraldRuntime
 import Testing
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// The `http` section: HOST:PORT, loopback unless asked otherwise, every problem by its path.
 @Suite struct HTTPConfigTests {
     static func parse(_ http: Any?) throws -> HeraldConfiguration {
@@ -45,6 +51,20 @@ import Testing
     func badSectionsAreReportedByPath(section: String, issues: [String]) throws {
         let value = try JSONSerialization.jsonObject(with: Data(section.utf8))
         #expect(ConfigFixtures.issues(ConfigFixtures.demo(setting: "http", to: value)) == issues)
+    }
+
+    /// The endpoint binds with `inet_pton`: a host the configuration takes, it takes, so
+    /// `herald check` never passes a listen address `herald run` cannot bind.
+    @Test(arguments: ["127.0.0.1", "0.0.0.0", "10.20.30.40", "255.255.255.255", "127.0.0.01", "127.000.0.1", "0127.0.0.1",
+                      "127.0.0.00", "127.0.0.256", "127.1", "127.0.0.1.", ".127.0.0.1", "127..0.1", "127.0.0.1 ", "1.2.3.4.5", "١٢٧.0.0.1"])
+    func aHostIsAnAddressExactlyWhenTheEndpointCanBindIt(host: String) throws {
+        var address = in_addr()
+        let binds = inet_pton(AF_INET, host, &address) == 1
+        let issues = ConfigFixtures.issues(ConfigFixtures.demo(setting: "http", to: ["listen": "\(host):8420", "allowRemote": true]))
+        #expect(issues.isEmpty == binds, "\(issues)")
+        if !binds {
+            #expect(issues == [#"http.listen: "\#(host)" is not an IPv4 address (write 127.0.0.1, or 0.0.0.0 for every interface)"#])
+        }
     }
 
     @Test func theShippedConfigServesTheEndpointOnALoopbackPort() throws {

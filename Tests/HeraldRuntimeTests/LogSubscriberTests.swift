@@ -37,12 +37,19 @@ import Testing
     @Test(arguments: [LogFormat.text, .logfmt, .json])
     func aServiceCannotForgeLogLinesOrDriveTheTerminal(format: LogFormat) async throws {
         let hostile = LoadFailed(loader: "home", kind: "timeline", error: LoadError(
-            kind: "httpStatus", message: "first\nFAKE 2026-01-01T00:00:00Z INFO loader.x.finished forged\r\u{1B}[31mred", status: 403))
+            kind: "httpStatus", message: "first\nFAKE 2026-01-01T00:00:00Z INFO loader.x.finished forged\r\u{1B}[31mred\u{9B}2J\u{7F}\u{2028}",
+            status: 403))
         let lines = try await logged(format: format) { bus in try bus.post(hostile, from: "loader.home") }
         #expect(lines.count == 1)
         let line = try #require(lines.first)
-        #expect(!line.unicodeScalars.contains { $0.value < 0x20 }, "no control character reaches the log: \(line)")
+        // C0, DEL, C1 (an 8-bit CSI) and the line separators.
+        let control = line.unicodeScalars.filter { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) || $0 == "\u{2028}" || $0 == "\u{2029}" }
+        #expect(control.isEmpty, "no control character reaches the log: \(String(reflecting: line))")
         #expect(line.contains("FAKE"), "the text is kept, escaped")
+        if format == .json {
+            let object = try #require(JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: String])
+            #expect(object["msg"]?.hasSuffix("red\u{9B}2J\u{7F}\u{2028}") == true, "the JSON still says what the service said")
+        }
     }
 
     @Test func logfmtCarriesFields() async throws {

@@ -4,6 +4,9 @@ import HeraldSubscribers
 
 /// `herald tail`'s view of a file subscriber's archive: its lines, filtered by topic, each as
 /// the terminal shows it (pretty, or the envelope's JSON line as written).
+///
+/// Every line is safe for a terminal: control characters in it (a sender set by any NATS
+/// publisher, a hand-written line) are escaped, the JSON lines' as JSON escapes.
 public struct ArchiveTail: Sendable {
     private let reader: ArchiveReader
     private let json: Bool
@@ -45,7 +48,7 @@ public struct ArchiveTail: Sendable {
 
     private func show(_ line: ArchiveReader.Line) -> String {
         switch (json, line) {
-        case (true, .envelope(_, let text)): text
+        case (true, .envelope(_, let text)): TerminalText.json(text)
         default: ArchiveReader.pretty(line)
         }
     }

@@ -4,6 +4,10 @@ import HeraldStatus
 
 /// `herald status`: asks a running daemon's status endpoint for `/status` and renders the
 /// loaders (and the outbox) as a table for a terminal.
+///
+/// The endpoint is not trusted with the terminal: every string of its answer (a loader's last
+/// error is a service's text) is escaped (``TerminalText/line(_:)``) before the table is made,
+/// so the table's line breaks are its own.
 public enum StatusQuery {
     /// Why the status could not be shown: a usage or configuration problem (exit 2), or a
     /// daemon that could not be reached or answered wrongly (exit 1).
@@ -58,9 +62,29 @@ public enum StatusQuery {
             throw Failure(description: "\(url.absoluteString) answered \(response.status)", isUsage: false)
         }
         do {
-            return StatusTable.render(try StatusReport.decode(response.body), url: base)
+            return StatusTable.render(try StatusReport.decode(escapingStrings(in: response.body)), url: base)
         } catch {
             throw Failure(description: "\(url.absoluteString) did not answer a herald status: \(error)", isUsage: false)
+        }
+    }
+
+    /// `body` with every string in it, keys included, passed through ``TerminalText/line(_:)``;
+    /// as it is when it is not JSON (the decoder then says so).
+    static func escapingStrings(in body: Data) -> Data {
+        guard let value = try? JSONSerialization.jsonObject(with: body, options: [.fragmentsAllowed]) else { return body }
+        return (try? JSONSerialization.data(withJSONObject: escaping(value), options: [.fragmentsAllowed])) ?? body
+    }
+
+    private static func escaping(_ value: Any) -> Any {
+        switch value {
+        case let text as String:
+            return TerminalText.line(text)
+        case let array as [Any]:
+            return array.map(escaping)
+        case let object as [String: Any]:
+            return Dictionary(object.map { (TerminalText.line($0.key), escaping($0.value)) }, uniquingKeysWith: { first, _ in first })
+        default:
+            return value
         }
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Herald
 import HeraldCluster
+import HeraldNATS
 import HeraldSubscribers
 
 extension ConfigLoader {
@@ -141,7 +142,9 @@ extension ConfigLoader {
         return value
     }
 
-    /// `servers`: a non-empty array of `nats://host[:port]` URLs, without credentials.
+    /// `servers`: a non-empty array of `nats://host[:port]` URLs, without credentials, each
+    /// server once. Each is read by the NATS client's own address parser too, so a server the
+    /// client would refuse at start is refused here.
     private func readServers(_ value: ConfigJSON?, _ reader: ConfigReader) -> [URL]? {
         let path = "cluster.servers"
         guard let value else {
@@ -153,26 +156,40 @@ extension ConfigLoader {
             return nil
         }
         var servers: [URL] = []
+        var seen: [String: Int] = [:]
         for (index, item) in items.enumerated() {
             let here = "\(path)[\(index)]"
             guard case .string(let text) = item else {
                 reader.report(here, "expected a nats:// URL, got \(item.shown)")
                 continue
             }
-            guard let url = URL(string: text), url.scheme?.lowercased() == "nats", let host = url.host, !host.isEmpty,
-                  url.path.isEmpty || url.path == "/", url.query == nil else {
-                reader.report(here, "\"\(text)\" is not a nats://host[:port] URL")
-                continue
-            }
-            guard url.user == nil, url.password == nil else {
-                // Never echo the text: it holds a credential.
+            // Never echo a text with a credential, even one URL cannot read.
+            guard ConfigReader.authority(text)?.contains("@") != true else {
                 reader.report(here, "credentials in a server URL are not supported")
                 continue
             }
-            if let port = url.port, !(1...65535).contains(port) {
-                reader.report(here, "port \(port) is not in 1...65535")
+            guard let url = URL(string: text), url.scheme?.lowercased() == "nats", let host = url.host, !host.isEmpty,
+                  url.path.isEmpty || url.path == "/", url.query == nil, url.fragment == nil, url.user == nil, url.password == nil else {
+                reader.report(here, "\"\(text)\" is not a nats://host[:port] URL")
                 continue
             }
+            if let port = ConfigReader.writtenPort(text), !port.isEmpty, !(1...65535).contains(url.port ?? 0) {
+                reader.report(here, "\"\(text)\": the port is not in 1...65535")
+                continue
+            }
+            let address: NATSServerAddress
+            do {
+                address = try NATSServerAddress(parsing: url.absoluteString)
+            } catch {
+                reader.report(here, "\"\(text)\" is not a nats://host[:port] URL")
+                continue
+            }
+            let endpoint = "\(address.host.lowercased()):\(address.port)"
+            if let first = seen[endpoint] {
+                reader.report(here, "\"\(text)\" is the same server as \(path)[\(first)]; list each server once")
+                continue
+            }
+            seen[endpoint] = index
             servers.append(url)
         }
         return servers.count == items.count ? servers : nil

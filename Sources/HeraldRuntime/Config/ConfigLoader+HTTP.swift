@@ -28,4 +28,12 @@ extension ConfigLoader {
         }
         return HTTPSettings(host: host, port: port, allowRemote: allowRemote)
     }
+
+    /// The status endpoint and the embedded sandbox (when a service uses it) cannot share a
+    /// port: `herald run` starts both, and the second could not listen.
+    func checkPorts(http: HTTPSettings?, sandbox: SandboxSettings, services: [String: ServiceConfiguration?]?, _ reader: ConfigReader) {
+        guard let http, http.port != 0, http.port == sandbox.port, ["127.0.0.1", "0.0.0.0"].contains(http.host),
+              services?.values.contains(where: { $0?.endpoint == .sandbox }) == true else { return }
+        reader.report("http.listen", "port \(http.port) is sandbox.port too, where the embedded sandbox listens; give the endpoint another")
+    }
 }

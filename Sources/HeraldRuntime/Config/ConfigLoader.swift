@@ -61,6 +61,7 @@ public struct ConfigLoader: Sendable {
         checkStateDirectory(state, loaders: loaders, subscribers: subscribers, baseDirectory: baseDirectory, reader)
         let sandbox = readSandbox(top["sandbox"], reader)
         let http = readHTTP(top["http"], reader)
+        checkPorts(http: http, sandbox: sandbox, services: services, reader)
         let cluster = readCluster(top["cluster"], subscribers: subscribers, baseDirectory: baseDirectory, reader)
         guard reader.issues.isEmpty, let services = services.map({ $0.compactMapValues { $0 } }) else {
             throw ConfigError(issues: reader.issues)

@@ -125,16 +125,38 @@ final class ConfigReader {
         return duration
     }
 
-    /// `"sandbox"` or an absolute http(s) URL.
+    /// `"sandbox"` or an absolute http(s) URL, with a port the HTTP client can connect to when
+    /// one is written (a port `URL` cannot read would otherwise become port 80).
     func endpoint(_ object: [String: ConfigJSON], _ key: String, at path: String, required: Bool) -> Endpoint? {
         guard let text = string(object, key, at: path, required: required) else { return nil }
         if text == "sandbox" { return .sandbox }
+        let here = Self.join(path, key)
         guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
               let host = url.host, !host.isEmpty else {
-            report(Self.join(path, key), "\(quoted(text, at: Self.join(path, key))) is not \"sandbox\" or an http(s) URL")
+            report(here, "\(quoted(text, at: here)) is not \"sandbox\" or an http(s) URL")
+            return nil
+        }
+        if let port = Self.writtenPort(text), !port.isEmpty, !(1...65535).contains(url.port ?? 0) {
+            report(here, "\(quoted(text, at: here)): the port is not in 1...65535")
             return nil
         }
         return .url(url)
+    }
+
+    /// The authority of a URL as written (`user@host:port`), nil when there is no `://`.
+    static func authority(_ text: String) -> Substring? {
+        guard let start = text.range(of: "://")?.upperBound else { return nil }
+        return text[start...].prefix { !"/?#".contains($0) }
+    }
+
+    /// The port as written in a URL's authority (`"8080"`; empty after a bare `:`), nil when
+    /// there is none.
+    static func writtenPort(_ text: String) -> Substring? {
+        guard var authority = authority(text) else { return nil }
+        if let at = authority.lastIndex(of: "@") { authority = authority[authority.index(after: at)...] }
+        if authority.hasPrefix("["), let close = authority.firstIndex(of: "]") { authority = authority[authority.index(after: close)...] }
+        guard let colon = authority.lastIndex(of: ":") else { return nil }
+        return authority[authority.index(after: colon)...]
     }
 
     /// A string, or `{"env": NAME, "default": value}` read from the environment.

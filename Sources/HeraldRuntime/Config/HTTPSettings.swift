@@ -23,11 +23,15 @@ public struct HTTPSettings: Sendable, Hashable {
     }
 
     /// The four octets of a dotted-quad IPv4 address (`192.168.0.10`), nil for anything else.
+    ///
+    /// The grammar of `inet_pton`, which the status endpoint binds with: four decimal numbers
+    /// 0...255 without leading zeros (`127.0.0.01` is refused there, so here too).
     static func ipv4Octets(_ host: String) -> [Int]? {
         let parts = host.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 4 else { return nil }
         let octets = parts.compactMap { part -> Int? in
-            guard (1...3).contains(part.count), part.allSatisfy(\.isASCII), part.allSatisfy(\.isNumber) else { return nil }
+            guard (1...3).contains(part.count), part.allSatisfy(\.isASCII), part.allSatisfy(\.isNumber),
+                  part.count == 1 || part.first != "0" else { return nil }
             return Int(part).flatMap { $0 <= 255 ? $0 : nil }
         }
         return octets.count == 4 ? octets : nil
