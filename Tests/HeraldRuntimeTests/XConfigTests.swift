@@ -106,4 +106,17 @@ import Testing
         object = ConfigFixtures.set(object, "subscribers.posts.rules.cross.text", "{{nope}}")
         #expect(ConfigFixtures.issues(object).contains { $0.hasPrefix("subscribers.posts.rules.cross.text: \"nope\" is not a field") })
     }
+
+    @Test func theSchemaKnowsTheV2Keys() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let schema = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: root.appendingPathComponent("config.schema.json"))) as? [String: Any])
+        let definitions = try #require(schema["$defs"] as? [String: Any])
+        let twitter = try #require((definitions["twitterService"] as? [String: Any])?["properties"] as? [String: Any])
+        #expect((twitter["api"] as? [String: Any])?["enum"] as? [String] == ["v1.1", "v2"])
+        let auth = try #require((twitter["auth"] as? [String: Any])?["oneOf"] as? [[String: Any]])
+        #expect(auth.contains { ($0["required"] as? [String]) == ["bearer"] })
+        let timeline = try #require((definitions["timelineLoader"] as? [String: Any])?["properties"] as? [String: Any])
+        #expect((timeline["timeline"] as? [String: Any])?["enum"] as? [String] == ["home", "user", "search"])
+        #expect(timeline["query"] != nil)
+    }
 }
