@@ -46,6 +46,9 @@ public struct SandboxConfiguration: Sendable {
     public var todoInterval: TimeInterval?
     /// The bucket ``todoInterval`` grows.
     public var todoBucket: String
+    /// The OAuth 2.0 user access token accepted (`Authorization: Bearer …`) on X API v2 paths,
+    /// besides OAuth 1.0a user context with ``credentials``.
+    public var oauth2UserToken: String = "sandbox-oauth2-user-token"
     /// Fault injection.
     public var faults: SandboxFaults
     /// The time source; the timeline, rate limits and BaaS dates follow it.

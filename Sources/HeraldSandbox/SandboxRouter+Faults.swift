@@ -34,6 +34,7 @@ extension SandboxRouter {
                     ("x-rate-limit-reset", String(Int(reset))),
                 ]
             }
+            if path.hasPrefix("/2/") { return XEncoding.scripted(status, note: injected, headers: headers) }
             let (defaultCode, message) = Self.twitterDefaults(status)
             return .twitterError(status, code: code ?? defaultCode, "\(message) \(injected)", headers: headers)
         }

@@ -30,8 +30,9 @@ struct SandboxRouter: Sendable {
         if plan.serverError {
             // A 503 says when to come back, as RFC 9110 allows, so clients meet `Retry-After`.
             let headers: [(name: String, value: String)] = plan.errorStatus == 503 ? [("Retry-After", "2")] : []
-            let response = SandboxResponse.twitterError(
-                plan.errorStatus, code: 131, "Internal error (injected by the sandbox).", headers: headers)
+            let response = request.path.hasPrefix("/2/")
+                ? XEncoding.scripted(plan.errorStatus, note: "(injected by the sandbox)", headers: headers)
+                : SandboxResponse.twitterError(plan.errorStatus, code: 131, "Internal error (injected by the sandbox).", headers: headers)
             return faults.apply(FaultInjector.Plan(drop: plan.drop), to: response)
         }
         return faults.apply(plan, to: serve(request))
@@ -42,6 +43,8 @@ struct SandboxRouter: Sendable {
         let path = request.path
         if path.hasPrefix("/1.1/") {
             return twitter.handle(request)
+        } else if path.hasPrefix("/2/") {
+            return XEmulator(twitter: twitter).handle(request)
         } else if path.hasPrefix("/search") || path.hasPrefix("/img/") {
             return tiqav.handle(request)
         } else if path.hasPrefix("/1/") {
@@ -83,6 +86,7 @@ struct SandboxRouter: Sendable {
                     ("access_token", secret(credentials.token, default: standard.token)),
                     ("access_token_secret", secret(credentials.tokenSecret, default: standard.tokenSecret)),
                     ("screen_name", .string(configuration.screenName)),
+                    ("oauth2_user_token", secret(configuration.oauth2UserToken, default: SandboxConfiguration().oauth2UserToken)),
                 ])),
                 ("baas", .object([
                     ("tenant", .string(configuration.baasTenant)), ("application_id", .string(configuration.baasApplicationID)),

@@ -131,6 +131,9 @@ final class RecordingTransport: HTTPTransport {
         return held
     }
 
+    /// The recorded requests' paths, in order.
+    var paths: [String] { urls.withLock { $0 }.map(\.path) }
+
     /// The recorded requests' query items named `name` (nil where a request has none).
     func queryValues(_ name: String) -> [String?] {
         urls.withLock { $0 }.map { url in

@@ -43,6 +43,7 @@ import Testing
         #expect(object["twitter"] == [
             "consumer_key": standard.consumerKey, "consumer_secret": standard.consumerSecret, "access_token": standard.token,
             "access_token_secret": standard.tokenSecret, "screen_name": "herald_sandbox",
+            "oauth2_user_token": SandboxConfiguration().oauth2UserToken,
         ])
     }
 }

@@ -50,7 +50,7 @@ extension ConfigLoader {
             kindName = reader.choice(fields, "kind", at: path, among: ["timeline", "tiqav", "todo"], required: true)
         }
         let specific: [String] = switch kindName {
-        case "timeline": ["timeline", "screenName", "count", "format"]
+        case "timeline": ["timeline", "screenName", "count", "format", "query"]
         case "tiqav": ["query"]
         case "todo": ["bucket"]
         default: ["timeline", "screenName", "count", "format", "query", "bucket"]
@@ -61,7 +61,10 @@ extension ConfigLoader {
         let schedule = readSchedule(fields, path: path, onSandbox: sandboxed, reader)
         let kind: LoaderConfiguration.Kind?
         switch kindName {
+        case "timeline" where Self.isXService(fields, services):
+            kind = readXTimeline(fields, at: path, reader)
         case "timeline":
+            if fields["query"] != nil { reader.report("\(path).query", "only for a timeline on a twitter service with \"api\": \"v2\"") }
             let timeline = reader.choice(fields, "timeline", at: path, among: ["home", "user"]) ?? "home"
             let screenName = reader.string(fields, "screenName", at: path, required: timeline == "user")
             let count = reader.integer(fields, "count", at: path, in: 1...200)

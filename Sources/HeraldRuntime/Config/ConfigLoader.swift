@@ -129,7 +129,8 @@ public struct ConfigLoader: Sendable {
         }
         switch kind {
         case "twitter":
-            guard let fields = reader.object(value, at: path, allowed: ["kind", "url", "auth", "timeout"]) else { return nil }
+            if Self.twitterAPI(value, at: path, reader) == "v2" { return readXService(value, at: path, reader) }
+            guard let fields = reader.object(value, at: path, allowed: ["kind", "url", "api", "auth", "timeout"]) else { return nil }
             let endpoint = reader.endpoint(fields, "url", at: path, required: true)
             let timeout = reader.duration(fields, "timeout", at: path, positive: true)
             guard let auth = fields["auth"] else {

@@ -53,6 +53,9 @@ public enum Endpoint: Sendable, Hashable, CustomStringConvertible {
 public enum ServiceConfiguration: Sendable {
     /// A Twitter-style API, signed with OAuth 1.0a.
     case twitter(endpoint: Endpoint, credentials: OAuthCredentials, timeout: Duration?)
+    /// X API v2 (`"kind": "twitter"` with `"api": "v2"`): OAuth 1.0a user context or an
+    /// OAuth 2.0 user access token.
+    case x(endpoint: Endpoint, authorization: XAuthorization, timeout: Duration?)
     /// The Tiqav image search.
     case tiqav(endpoint: Endpoint, timeout: Duration?)
     /// An NEC BaaS tenant.
@@ -61,7 +64,7 @@ public enum ServiceConfiguration: Sendable {
     /// The service's kind as written in the config: `twitter`, `tiqav`, `baas`.
     public var kind: String {
         switch self {
-        case .twitter: "twitter"
+        case .twitter, .x: "twitter"
         case .tiqav: "tiqav"
         case .baas: "baas"
         }
@@ -70,7 +73,7 @@ public enum ServiceConfiguration: Sendable {
     /// Where it lives.
     public var endpoint: Endpoint {
         switch self {
-        case .twitter(let endpoint, _, _), .tiqav(let endpoint, _), .baas(let endpoint, _, _, _, _): endpoint
+        case .twitter(let endpoint, _, _), .x(let endpoint, _, _), .tiqav(let endpoint, _), .baas(let endpoint, _, _, _, _): endpoint
         }
     }
 }
@@ -81,6 +84,8 @@ public struct LoaderConfiguration: Sendable {
     public enum Kind: Sendable, Hashable {
         /// A timeline.
         case timeline(TimelineLoader.Request)
+        /// A timeline of an X API v2 service (`"kind": "timeline"` on a service with `"api": "v2"`).
+        case xTimeline(XTimelineLoader.Request)
         /// Tiqav images.
         case tiqav(TiqavLoader.Request)
         /// A BaaS bucket of todos.
@@ -89,7 +94,7 @@ public struct LoaderConfiguration: Sendable {
         /// `timeline`, `tiqav` or `todo`.
         public var name: String {
             switch self {
-            case .timeline: "timeline"
+            case .timeline, .xTimeline: "timeline"
             case .tiqav: "tiqav"
             case .todo: "todo"
             }

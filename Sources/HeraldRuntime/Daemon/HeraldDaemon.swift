@@ -258,6 +258,8 @@ public struct HeraldDaemon: Sendable {
             switch configuration.services[service] {
             case .twitter?: services[service] = TwitterPostService(client: try directory.twitter(service), baseDirectory: configuration.directory,
                                                                               mediaAccess: media)
+            case .x?: services[service] = XPostService(client: try directory.x(service), baseDirectory: configuration.directory,
+                                                        mediaAccess: media)
             case .baas?: services[service] = BaaSPostService(client: try directory.baas(service))
             default: throw DaemonError("subscribers.\(name): service \(service) cannot post")
             }
@@ -281,6 +283,11 @@ public struct HeraldDaemon: Sendable {
             let client = try services.twitter(settings.service)
             return try Self.setUp(id) { () throws(LoaderSetupError) in
                 try TimelineLoader(id: id, client: client, request: request, bus: bus, stateStore: store)
+            }
+        case .xTimeline(let request):
+            let client = try services.x(settings.service)
+            return try Self.setUp(id) { () throws(LoaderSetupError) in
+                try XTimelineLoader(id: id, client: client, request: request, bus: bus, stateStore: store, now: now)
             }
         case .tiqav(let request):
             let client = try services.tiqav(settings.service)

@@ -76,6 +76,8 @@ extension HeraldConfiguration {
                 sandbox.credentials = SandboxCredentials(
                     consumerKey: credentials.consumerKey, consumerSecret: credentials.consumerSecret,
                     token: credentials.token ?? "", tokenSecret: credentials.tokenSecret ?? "")
+            case .x(.sandbox, let authorization, _)?:
+                sandbox.acceptX(authorization)
             case .baas(.sandbox, let tenant, let applicationID, let applicationKey, _)?:
                 sandbox.baasTenant = tenant
                 sandbox.baasApplicationID = applicationID

@@ -84,6 +84,12 @@ public struct SinglePost: Sendable {
             }
         }
         do {
+            if case .x? = configuration.services[name] {
+                let client = try ServiceDirectory(configuration: configuration, sandbox: sandbox, transport: SchemeRoutingTransport()).x(name)
+                let posted = try await Self.postX(client, text, media: media, progress: progress, stage: stage)
+                await sandbox?.stop()
+                return Posted(statusID: posted.id, service: name, sandboxURL: sandbox?.baseURL, mediaID: posted.mediaID)
+            }
             let client = try ServiceDirectory(configuration: configuration, sandbox: sandbox, transport: SchemeRoutingTransport()).twitter(name)
             var mediaIDs: [String] = []
             if let media {

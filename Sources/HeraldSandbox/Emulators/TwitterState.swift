@@ -29,6 +29,9 @@ struct TwitterState: Sendable {
     var nextStatusID: UInt64 = 1_050_118_621_198_921_728
     var windowStart: Date?
     var windowUsed = 0
+    /// The X API v2 home timeline's own rate-limit window.
+    var xWindowStart: Date?
+    var xWindowUsed = 0
     var uploads: [String: Upload] = [:]
     var nextMediaID: UInt64 = 601_413_451_156_586_496
 

@@ -56,7 +56,7 @@ public struct TwitterPostService: PostService {
     }
 
     /// Where media files are read: a thread of their own, so a slow disk delays no task.
-    private static let mediaIO = BlockingIOThread(name: "herald.media-io")
+    static let mediaIO = BlockingIOThread(name: "herald.media-io")
 
     public func post(_ intent: PostIntent, mayExist: Bool, progress: @escaping @Sendable (UploadProgress) -> Void) async throws -> String {
         guard case .status(let text, let media) = intent.content else {
