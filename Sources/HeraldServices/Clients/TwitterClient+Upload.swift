@@ -22,24 +22,7 @@ extension TwitterClient {
         _ data: Data, mediaType: String, category: String? = nil,
         progress: @Sendable (UploadProgress) -> Void = { _ in }
     ) async throws -> UploadedMedia {
-        guard !data.isEmpty else { throw ServiceError.invalidRequest("no media bytes to upload") }
-        if let mediaLimits {
-            // An MP4 is parsed and checked whole here, so a file the service would refuse sends nothing.
-            if mediaType.lowercased() == "video/mp4" {
-                try mediaLimits.validate(video: data, mediaType: mediaType)
-            } else {
-                try mediaLimits.validate(byteCount: data.count, mediaType: mediaType)
-            }
-        }
-        guard (1...Self.maxSegmentSize).contains(segmentSize) else {
-            throw ServiceError.invalidRequest("segment size \(segmentSize) is outside 1…\(Self.maxSegmentSize) bytes")
-        }
-        // segment_index runs 0…999: refuse before sending rather than fail at segment 1000.
-        let segments = (data.count + segmentSize - 1) / segmentSize
-        guard segments <= Self.maxSegmentCount else {
-            throw ServiceError.invalidRequest(
-                "\(segments) segments of \(segmentSize) bytes exceed the service's \(Self.maxSegmentCount); use larger segments")
-        }
+        _ = try ChunkedUploadPlan.segments(for: data, mediaType: mediaType, limits: mediaLimits, segmentSize: segmentSize)
         let url = try URLBuilder.url(uploadBaseURL, path: "/1.1/media/upload.json")
 
         var initForm = [("command", "INIT"), ("total_bytes", String(data.count)), ("media_type", mediaType)]

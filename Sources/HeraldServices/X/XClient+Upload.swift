@@ -16,22 +16,7 @@ extension XClient {
         _ data: Data, mediaType: String, category: String? = nil,
         progress: @Sendable (UploadProgress) -> Void = { _ in }
     ) async throws -> UploadedMedia {
-        guard !data.isEmpty else { throw ServiceError.invalidRequest("no media bytes to upload") }
-        if let mediaLimits {
-            if mediaType.lowercased() == "video/mp4" {
-                try mediaLimits.validate(video: data, mediaType: mediaType)
-            } else {
-                try mediaLimits.validate(byteCount: data.count, mediaType: mediaType)
-            }
-        }
-        guard (1...TwitterClient.maxSegmentSize).contains(segmentSize) else {
-            throw ServiceError.invalidRequest("segment size \(segmentSize) is outside 1…\(TwitterClient.maxSegmentSize) bytes")
-        }
-        let segments = (data.count + segmentSize - 1) / segmentSize
-        guard segments <= TwitterClient.maxSegmentCount else {
-            throw ServiceError.invalidRequest(
-                "\(segments) segments of \(segmentSize) bytes exceed the service's \(TwitterClient.maxSegmentCount); use larger segments")
-        }
+        _ = try ChunkedUploadPlan.segments(for: data, mediaType: mediaType, limits: mediaLimits, segmentSize: segmentSize)
 
         var initialize: [String: Any] = ["media_type": mediaType, "total_bytes": data.count]
         if let category { initialize["media_category"] = category }

@@ -28,17 +28,6 @@ public struct PostServiceError: Error, Sendable, Hashable, CustomStringConvertib
     public var description: String { reason }
 }
 
-/// Which media files a ``TwitterPostService`` may read.
-public enum MediaAccess: Sendable, Hashable {
-    /// Any file (one daemon alone: its own rules, from its own config, name the files).
-    case anywhere
-    /// Only files inside this directory, once symbolic links and `..` are resolved (a cluster
-    /// node: an intent taken from the post queue names a path another node rendered).
-    case within(URL)
-    /// No media at all (a cluster node without `cluster.mediaDirectory`).
-    case none
-}
-
 /// Statuses (with an optional MP4 video) on a Twitter-style service. Its "duplicate status"
 /// answer (403, code 187) makes a repeated post harmless; the scheduler counts it as sent.
 public struct TwitterPostService: PostService {
@@ -55,51 +44,17 @@ public struct TwitterPostService: PostService {
         self.mediaAccess = mediaAccess
     }
 
-    /// Where media files are read: a thread of their own, so a slow disk delays no task.
-    static let mediaIO = BlockingIOThread(name: "herald.media-io")
-
     public func post(_ intent: PostIntent, mayExist: Bool, progress: @escaping @Sendable (UploadProgress) -> Void) async throws -> String {
         guard case .status(let text, let media) = intent.content else {
             throw PostServiceError("service \"\(intent.service)\" posts statuses, not BaaS objects")
         }
         var mediaIDs: [String] = []
         if let media {
-            let url = media.hasPrefix("/") ? URL(fileURLWithPath: media) : baseDirectory.appendingPathComponent(media)
-            guard url.pathExtension.lowercased() == "mp4" else {
-                throw PostServiceError("media \(media): only MP4 videos are posted (the file's name must end in .mp4)")
-            }
-            let data: Data
-            do {
-                // Up to the service's limit (15 MB) read on a thread of its own, not the pool.
-                data = try await Self.mediaIO.run { [mediaAccess] in try Data(contentsOf: try Self.permitted(url, media, mediaAccess)) }
-            } catch let error as PostServiceError {
-                throw error
-            } catch {
-                throw PostServiceError("media \(media) cannot be read: \((error as NSError).localizedDescription)")
-            }
+            let data = try await MediaFile.readVideo(media, baseDirectory: baseDirectory, access: mediaAccess)
             let uploaded = try await client.uploadMedia(data, mediaType: "video/mp4", category: "tweet_video", progress: progress)
             mediaIDs = [uploaded.mediaID]
         }
         return try await client.update(status: text, mediaIDs: mediaIDs).id
-    }
-
-    /// The file to read for `url` (written `media`), its links resolved, if `access` allows it.
-    /// Runs on the media thread: resolving links reads the file system.
-    static func permitted(_ url: URL, _ media: String, _ access: MediaAccess) throws -> URL {
-        switch access {
-        case .anywhere:
-            return url
-        case .none:
-            throw PostServiceError("media \(media): this node posts no media (set cluster.mediaDirectory to the directory media may come from)")
-        case .within(let directory):
-            let root = directory.resolvingSymlinksInPath().standardizedFileURL.path
-            let file = url.resolvingSymlinksInPath().standardizedFileURL
-            let prefix = root.hasSuffix("/") ? root : root + "/"
-            guard file.path.hasPrefix(prefix) else {
-                throw PostServiceError("media \(media) is outside cluster.mediaDirectory (\(directory.path)): refused")
-            }
-            return file
-        }
     }
 }
 

@@ -25,21 +25,7 @@ public struct XPostService: PostService {
         }
         var mediaIDs: [String] = []
         if let media {
-            let url = media.hasPrefix("/") ? URL(fileURLWithPath: media) : baseDirectory.appendingPathComponent(media)
-            guard url.pathExtension.lowercased() == "mp4" else {
-                throw PostServiceError("media \(media): only MP4 videos are posted (the file's name must end in .mp4)")
-            }
-            let data: Data
-            do {
-                // Read on the media thread, never on the cooperative pool.
-                data = try await TwitterPostService.mediaIO.run { [mediaAccess] in
-                    try Data(contentsOf: try TwitterPostService.permitted(url, media, mediaAccess))
-                }
-            } catch let error as PostServiceError {
-                throw error
-            } catch {
-                throw PostServiceError("media \(media) cannot be read: \((error as NSError).localizedDescription)")
-            }
+            let data = try await MediaFile.readVideo(media, baseDirectory: baseDirectory, access: mediaAccess)
             let uploaded = try await client.uploadMedia(data, mediaType: "video/mp4", category: "tweet_video", progress: progress)
             mediaIDs = [uploaded.mediaID]
         }
