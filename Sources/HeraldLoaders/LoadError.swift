@@ -34,7 +34,9 @@ public struct LoadError: Error, Sendable, Hashable, Codable, CustomStringConvert
 
     /// Converts any error thrown by a service client.
     public init(_ error: any Error) {
-        if let service = error as? ServiceError {
+        if let failure = error as? LoadError {
+            self = failure
+        } else if let service = error as? ServiceError {
             self.init(kind: service.kind.rawValue, message: service.message, status: service.status,
                       codes: service.apiErrors.map(\.code), retryAt: service.rateLimit?.reset,
                       location: service.location)

@@ -6,6 +6,7 @@ struct SandboxRouter: Sendable {
     let twitter: TwitterEmulator
     let tiqav: TiqavEmulator
     let baas: BaaSEmulator
+    let mastodon: MastodonEmulator
     let faults: FaultInjector
     let script: FaultScript
     let configuration: SandboxConfiguration
@@ -30,8 +31,9 @@ struct SandboxRouter: Sendable {
         if plan.serverError {
             // A 503 says when to come back, as RFC 9110 allows, so clients meet `Retry-After`.
             let headers: [(name: String, value: String)] = plan.errorStatus == 503 ? [("Retry-After", "2")] : []
-            let response = SandboxResponse.twitterError(
-                plan.errorStatus, code: 131, "Internal error (injected by the sandbox).", headers: headers)
+            let response = MastodonEmulator.handles(request.path)
+                ? MastodonEmulator.error(plan.errorStatus, "Internal error (injected by the sandbox).", headers: headers)
+                : SandboxResponse.twitterError(plan.errorStatus, code: 131, "Internal error (injected by the sandbox).", headers: headers)
             return faults.apply(FaultInjector.Plan(drop: plan.drop), to: response)
         }
         return faults.apply(plan, to: serve(request))
@@ -46,6 +48,8 @@ struct SandboxRouter: Sendable {
             return tiqav.handle(request)
         } else if path.hasPrefix("/1/") {
             return baas.handle(request)
+        } else if MastodonEmulator.handles(path) {
+            return mastodon.handle(request)
         }
         return .twitterError(404, code: 34, "Sorry, that page does not exist.")
     }
@@ -56,6 +60,17 @@ struct SandboxRouter: Sendable {
             return faultsControl(request)
         case let path where path.hasPrefix("/_sandbox/objects/"):
             return objectsControl(String(path.dropFirst("/_sandbox/objects/".count)))
+        case "/_sandbox/mastodon/posts":
+            let posts = mastodon.posts().map { post -> SandboxJSON in
+                .object([
+                    ("id", .string(post.id)), ("text", .string(post.text)), ("visibility", .string(post.visibility)),
+                    ("spoiler_text", .string(post.spoilerText)), ("language", post.language.map { .string($0) } ?? .null),
+                    ("media_ids", .array(post.mediaIDs.map { .string($0) })),
+                    ("media_descriptions", .array(post.mediaDescriptions.map { .string($0) })),
+                    ("idempotency_key", post.idempotencyKey.map { .string($0) } ?? .null),
+                ])
+            }
+            return .json(200, .object([("posts", .array(posts))]))
         case "/_sandbox/health":
             return .json(200, .object([("status", .string("ok"))]))
         case "/_sandbox/posts":
