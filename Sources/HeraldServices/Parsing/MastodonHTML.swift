@@ -7,7 +7,7 @@
 /// decoded (named ones of HTML's common set, decimal and hexadecimal); one that is unknown or
 /// invalid stays as written. Custom emoji shortcodes (`:blobcat:`) are text already and stay.
 /// Runs of white space collapse to one space, as a browser shows them. Never traps, whatever the
-/// input: a `<` that opens no tag is text.
+/// input: a `<` that opens no tag, or a tag never closed by `>`, is text.
 public enum MastodonHTML {
     /// The plain text of `html`.
     public static func plainText(_ html: String) -> String {
@@ -86,6 +86,9 @@ public enum MastodonHTML {
         "zwj": "\u{200D}", "zwnj": "\u{200C}",
     ]
 
+    /// The longest tag read as one (attributes included).
+    static let maxTagLength = 8192
+
     /// One tag: `<p>`, `</a>`, `<br/>`, `<a href="…">`, or a comment / doctype (no name).
     struct Tag {
         var name: String
@@ -124,10 +127,12 @@ public enum MastodonHTML {
                 name.unicodeScalars.append(scalars[index])
                 index += 1
             }
-            // Attributes: quoted values may hold '>'.
+            // Attributes: quoted values may hold '>'. A tag longer than `maxTagLength` is text,
+            // so unclosed '<'s cannot make the conversion quadratic.
             var quote: Unicode.Scalar?
             var previous: Unicode.Scalar = " "
-            while index < scalars.count {
+            let limit = min(scalars.count, start + maxTagLength)
+            while index < limit {
                 let scalar = scalars[index]
                 if let open = quote {
                     if scalar == open { quote = nil }
@@ -139,8 +144,8 @@ public enum MastodonHTML {
                 previous = scalar
                 index += 1
             }
-            // Never closed: the rest is the tag's (a browser shows nothing of it either).
-            return Tag(name: name.lowercased(), isEnd: isEnd, selfClosing: false, end: scalars.count)
+            // Never closed: not a tag but text (sanitised HTML escapes a bare '<'; this is bad input).
+            return nil
         }
     }
 
