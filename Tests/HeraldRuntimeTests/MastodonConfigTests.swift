@@ -83,4 +83,18 @@ import Testing
         let issues = ConfigFixtures.issues(ConfigFixtures.set(Self.withMastodon, "services.masto.token", 12345))
         #expect(issues == ["services.masto.token: expected a string or {\"env\": \"NAME\", \"default\": \"…\"}, got a number"])
     }
+
+    /// The schema's mastodon service and loader have the keys the validator allows.
+    @Test func theSchemaDescribesTheMastodonServiceAndLoader() throws {
+        let data = try Data(contentsOf: ConfigSchemaTests.root.appendingPathComponent("config.schema.json"))
+        let schema = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        let definitions = try #require(schema["$defs"] as? [String: Any])
+        let service = try #require(definitions["mastodonService"] as? [String: Any])
+        #expect((service["properties"] as? [String: Any])?.keys.sorted() == ["kind", "timeout", "token", "url"])
+        let loader = try #require(definitions["mastodonLoader"] as? [String: Any])
+        #expect((loader["properties"] as? [String: Any])?.keys.sorted()
+            == ["account", "backoff", "every", "jitter", "kind", "limit", "list", "service", "tag", "timeline"])
+        let timelines = ((loader["properties"] as? [String: Any])?["timeline"] as? [String: Any])?["enum"] as? [String]
+        #expect(timelines == ["home", "public", "local", "hashtag", "list", "account"])
+    }
 }
