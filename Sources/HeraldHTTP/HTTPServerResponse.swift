@@ -63,7 +63,8 @@ public struct HTTPServerResponse: Sendable {
 
     /// The reason phrase of each status the server writes (others are written `Status`).
     public static let reasonPhrases: [Int: String] = [
-        100: "Continue", 200: "OK", 201: "Created", 204: "No Content", 400: "Bad Request", 401: "Unauthorized",
+        100: "Continue", 200: "OK", 201: "Created", 202: "Accepted", 204: "No Content", 206: "Partial Content",
+        400: "Bad Request", 401: "Unauthorized", 422: "Unprocessable Content",
         403: "Forbidden", 404: "Not Found", 405: "Method Not Allowed", 408: "Request Timeout", 409: "Conflict",
         413: "Payload Too Large", 429: "Too Many Requests", 500: "Internal Server Error", 501: "Not Implemented",
         502: "Bad Gateway", 503: "Service Unavailable", 505: "HTTP Version Not Supported",

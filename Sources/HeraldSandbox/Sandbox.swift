@@ -8,6 +8,7 @@ import HeraldHTTP
 ///   `/1.1/statuses/update.json`, `/1.1/media/upload.json` (OAuth 1.0a checked on each);
 /// - Tiqav: `/search/random.json`, `/search.json?q=`, images under `/img/`;
 /// - NEC BaaS: `/1/{tenant}/objects/{bucket}[/{id}]`;
+/// - Mastodon: `/api/v1/…` and `/api/v2/…` (instance, timelines, statuses, media; bearer token);
 /// - the sandbox itself: `GET /_sandbox/posts`, `GET /_sandbox/config`, `GET /_sandbox/health`,
 ///   `GET /_sandbox/objects/{bucket}`, and `GET`/`POST`/`DELETE /_sandbox/faults` (scripted
 ///   faults, see ``script(path:method:_:)``).
@@ -30,14 +31,16 @@ public final class Sandbox: Sendable {
     let server: HTTPServer
     private let twitter: TwitterEmulator
     let baas: BaaSEmulator
+    let mastodon: MastodonEmulator
     let faultScript: FaultScript
 
     private init(configuration: SandboxConfiguration, server: HTTPServer, twitter: TwitterEmulator, baas: BaaSEmulator,
-                 faultScript: FaultScript) {
+                 mastodon: MastodonEmulator, faultScript: FaultScript) {
         self.configuration = configuration
         self.server = server
         self.twitter = twitter
         self.baas = baas
+        self.mastodon = mastodon
         self.faultScript = faultScript
         self.port = server.port
         self.baseURL = URL(string: "http://127.0.0.1:\(server.port)") ?? URL(fileURLWithPath: "/")
@@ -53,9 +56,10 @@ public final class Sandbox: Sendable {
     ) async throws -> Sandbox {
         let twitter = TwitterEmulator(configuration: configuration)
         let baas = BaaSEmulator(configuration: configuration)
+        let mastodon = MastodonEmulator(configuration: configuration)
         let script = FaultScript()
         let router = SandboxRouter(
-            twitter: twitter, tiqav: TiqavEmulator(), baas: baas,
+            twitter: twitter, tiqav: TiqavEmulator(), baas: baas, mastodon: mastodon,
             faults: FaultInjector(faults: configuration.faults), script: script, configuration: configuration)
         let server: HTTPServer
         do {
@@ -66,7 +70,7 @@ public final class Sandbox: Sendable {
             throw SandboxError(operation: error.operation, code: error.code)
         }
         server.start()
-        return Sandbox(configuration: configuration, server: server, twitter: twitter, baas: baas, faultScript: script)
+        return Sandbox(configuration: configuration, server: server, twitter: twitter, baas: baas, mastodon: mastodon, faultScript: script)
     }
 
     /// Stops accepting, closes open connections and waits until every server thread ended.
@@ -109,5 +113,10 @@ public final class Sandbox: Sendable {
     /// The statuses posted so far, oldest first.
     public func posts() -> [SandboxPost] {
         twitter.posts()
+    }
+
+    /// The statuses posted to the Mastodon emulator so far, oldest first.
+    public func mastodonPosts() -> [SandboxMastodonPost] {
+        mastodon.posts()
     }
 }

@@ -53,6 +53,8 @@ public struct SandboxConfiguration: Sendable {
     public var faults: SandboxFaults
     /// The time source; the timeline, rate limits and BaaS dates follow it.
     public var now: @Sendable () -> Date
+    /// The Mastodon emulator's settings (token, limits, media processing).
+    public var mastodon = SandboxMastodonSettings()
 
     /// Creates a configuration with sandbox defaults.
     public init(

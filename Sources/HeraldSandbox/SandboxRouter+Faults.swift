@@ -25,6 +25,9 @@ extension SandboxRouter {
         let injected = "(scripted by the sandbox)"
         var headers: [(name: String, value: String)] = []
         if status == 429 || status == 503 { headers.append(("Retry-After", "1")) }
+        if MastodonEmulator.handles(path) {
+            return mastodonScriptedError(status, path: path, headers: headers)
+        }
         if path.hasPrefix("/1.1/") || !(path.hasPrefix("/1/") || path.hasPrefix("/search") || path.hasPrefix("/img/")) {
             if status == 429 {
                 // The reset lies a second or so ahead of the sandbox's clock, in epoch seconds.

@@ -6,6 +6,7 @@ struct SandboxRouter: Sendable {
     let twitter: TwitterEmulator
     let tiqav: TiqavEmulator
     let baas: BaaSEmulator
+    let mastodon: MastodonEmulator
     let faults: FaultInjector
     let script: FaultScript
     let configuration: SandboxConfiguration
@@ -32,6 +33,8 @@ struct SandboxRouter: Sendable {
             let headers: [(name: String, value: String)] = plan.errorStatus == 503 ? [("Retry-After", "2")] : []
             let response = request.path.hasPrefix("/2/")
                 ? XEncoding.scripted(plan.errorStatus, note: "(injected by the sandbox)", headers: headers)
+                : MastodonEmulator.handles(request.path)
+                ? MastodonEmulator.error(plan.errorStatus, "Internal error (injected by the sandbox).", headers: headers)
                 : SandboxResponse.twitterError(plan.errorStatus, code: 131, "Internal error (injected by the sandbox).", headers: headers)
             return faults.apply(FaultInjector.Plan(drop: plan.drop), to: response)
         }
@@ -49,6 +52,8 @@ struct SandboxRouter: Sendable {
             return tiqav.handle(request)
         } else if path.hasPrefix("/1/") {
             return baas.handle(request)
+        } else if MastodonEmulator.handles(path) {
+            return mastodon.handle(request)
         }
         return .twitterError(404, code: 34, "Sorry, that page does not exist.")
     }
@@ -59,6 +64,17 @@ struct SandboxRouter: Sendable {
             return faultsControl(request)
         case let path where path.hasPrefix("/_sandbox/objects/"):
             return objectsControl(String(path.dropFirst("/_sandbox/objects/".count)))
+        case "/_sandbox/mastodon/posts":
+            let posts = mastodon.posts().map { post -> SandboxJSON in
+                .object([
+                    ("id", .string(post.id)), ("text", .string(post.text)), ("visibility", .string(post.visibility)),
+                    ("spoiler_text", .string(post.spoilerText)), ("language", post.language.map { .string($0) } ?? .null),
+                    ("media_ids", .array(post.mediaIDs.map { .string($0) })),
+                    ("media_descriptions", .array(post.mediaDescriptions.map { .string($0) })),
+                    ("idempotency_key", post.idempotencyKey.map { .string($0) } ?? .null),
+                ])
+            }
+            return .json(200, .object([("posts", .array(posts))]))
         case "/_sandbox/health":
             return .json(200, .object([("status", .string("ok"))]))
         case "/_sandbox/posts":

@@ -58,7 +58,7 @@ extension ConfigFixtures {
         ("subscribers.posts.rules.tweet.service", #""twiter""#,
          #"subscribers.posts.rules.tweet.service: no service named "twiter" (services: "baas", "tiqav", "twitter")"#),
         ("subscribers.posts.rules.tweet.service", #""tiqav""#,
-         #"subscribers.posts.rules.tweet.service: "tiqav" is a tiqav service; posts go to a twitter or baas service"#),
+         #"subscribers.posts.rules.tweet.service: "tiqav" is a tiqav service; posts go to a twitter, baas or mastodon service"#),
         ("subscribers.posts.rules.tweet.for", #""all""#, #"subscribers.posts.rules.tweet.for: "all" is not one of new, event"#),
         ("subscribers.posts.rules.tweet.txt", #""hi""#, #"subscribers.posts.rules.tweet.txt: unknown key (did you mean "text"?)"#),
         ("subscribers.posts.rules.tweet.quite", #"{"from": "22:00", "to": "07:00"}"#,
@@ -302,7 +302,8 @@ extension ConfigFixtures {
         #expect(subscriber["required"] as? [String] == ["kind", "rules"])
         let rule = try #require(definitions["postRule"] as? [String: Any])
         #expect((rule["properties"] as? [String: Any])?.keys.sorted()
-            == ["bucket", "fields", "for", "media", "on", "quiet", "rate", "service", "text", "when"])
+            == ["bucket", "description", "fields", "for", "language", "media", "on", "quiet", "rate", "service", "spoiler", "text",
+                "visibility", "when"])
         #expect(rule["required"] as? [String] == ["on", "service"])
         #expect(rule["additionalProperties"] as? Bool == false)
     }

@@ -59,6 +59,13 @@ public struct LoaderSchedule<C: Clock>: Service where C.Duration == Duration {
             let ended = now()
             let pause = state.pause(after: outcome, now: ended)
             monitor?.loadEnded(outcome, at: ended, consecutiveFailures: state.consecutiveFailures)
+            if case .failed(let error) = outcome, error.stopsLoader {
+                // Asking again cannot help (a revoked token): no more loads until the program
+                // stops. Not returning: a service that ends on its own would stop the group.
+                monitor?.stopped()
+                while (try? await clock.sleep(until: clock.now.advanced(by: .seconds(86_400)), tolerance: nil)) != nil {}
+                return
+            }
             let current = clock.now
             tick = outcome.succeeded ? tick.advanced(by: pause) : current.advanced(by: pause)
             if tick < current { tick = current }

@@ -115,7 +115,7 @@ extension ConfigLoader {
             }
         }
         for rule in rules {
-            guard case .status(_, let media?) = rule.target else { continue }
+            guard let media = rule.target.mediaSource else { continue }
             guard let directory else {
                 if fields["mediaDirectory"] == nil {
                     reader.report("\(path).mediaDirectory", "required: rule \(rule.name) posts media, and a cluster node reads media named by the post queue only from this directory")

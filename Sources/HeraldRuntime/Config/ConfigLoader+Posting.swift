@@ -27,6 +27,7 @@ extension ConfigLoader {
                      ["id_str", "created_at", "text", "user", "in_reply_to_status_id_str"]),
         "tiqav": (["loader", "images", "newImages", "imageURLs"], ["id", "ext", "width", "height", "source_url"]),
         "todo": (["loader", "bucket", "todos", "newTodos", "removedIDs"], nil),
+        "mastodon": mastodonEventFields,
     ]
 
     /// `{"kind": "post", "rules": {...}, "retry": {...}, "outbox": "path"}`.
@@ -75,7 +76,7 @@ extension ConfigLoader {
                           _ reader: ConfigReader) -> PostRule? {
         var valid = PostTopics.isValidRuleName(name)
         if !valid { reader.report(path, "\"\(name)\" is not a valid rule name (letters, digits, - and _ only)") }
-        let allowed = ["on", "for", "when", "service", "text", "media", "bucket", "fields", "rate", "quiet"]
+        let allowed = ["on", "for", "when", "service", "text", "media", "bucket", "fields", "rate", "quiet"] + Self.mastodonRuleKeys
         guard let fields = reader.object(value, at: path, allowed: allowed) else { return nil }
 
         var pattern: TopicPattern?
@@ -100,8 +101,8 @@ extension ConfigLoader {
         if let serviceName, let services {
             if let entry = services[serviceName] {
                 serviceKind = entry?.kind
-                if let kind = serviceKind, kind != "twitter", kind != "baas" {
-                    reader.report("\(path).service", "\"\(serviceName)\" is a \(kind) service; posts go to a twitter or baas service")
+                if let kind = serviceKind, kind != "twitter", kind != "baas", kind != "mastodon" {
+                    reader.report("\(path).service", "\"\(serviceName)\" is a \(kind) service; posts go to a twitter, baas or mastodon service")
                     valid = false
                 }
             } else {
@@ -110,7 +111,13 @@ extension ConfigLoader {
                 valid = false
             }
         }
+        if let serviceKind, serviceKind != "mastodon", !reportMastodonOnlyKeys(fields, path: path, serviceKind: serviceKind, reader) {
+            valid = false
+        }
         switch serviceKind {
+        case "mastodon":
+            target = readMastodonTarget(fields, path: path, baseDirectory: baseDirectory, reader).map { .mastodonStatus($0) }
+            if target == nil { valid = false }
         case "twitter":
             for key in ["bucket", "fields"] where fields[key] != nil {
                 reader.report("\(path).\(key)", "only for a baas service; a twitter service posts \"text\"")
@@ -243,6 +250,8 @@ extension ConfigLoader {
                 }
             }
             for key in values.keys.sorted() { uses.append(("\(path).fields.\(key)", values[key].map(paths) ?? [])) }
+        case .mastodonStatus(let template):
+            uses += mastodonFieldUses(of: template, path: path)
         }
         for (index, condition) in rule.conditions.enumerated() {
             uses.append((conditionsAsArray ? "\(path).when[\(index)].field" : "\(path).when.field", [condition.field]))
@@ -302,7 +311,7 @@ extension ConfigLoader {
         return valid
     }
 
-    private func template(_ fields: [String: ConfigJSON], _ key: String, at path: String, required: Bool,
+    func template(_ fields: [String: ConfigJSON], _ key: String, at path: String, required: Bool,
                           _ reader: ConfigReader) -> PostTemplate? {
         guard let text = reader.string(fields, key, at: path, required: required) else { return nil }
         do {

@@ -47,13 +47,14 @@ extension ConfigLoader {
         let common = ["kind", "service", "every", "jitter", "backoff"]
         var kindName: String?
         if case .object(let fields) = value {
-            kindName = reader.choice(fields, "kind", at: path, among: ["timeline", "tiqav", "todo"], required: true)
+            kindName = reader.choice(fields, "kind", at: path, among: ["timeline", "tiqav", "todo", "mastodon"], required: true)
         }
         let specific: [String] = switch kindName {
         case "timeline": ["timeline", "screenName", "count", "format", "query"]
         case "tiqav": ["query"]
         case "todo": ["bucket"]
-        default: ["timeline", "screenName", "count", "format", "query", "bucket"]
+        case "mastodon": Self.mastodonLoaderKeys
+        default: ["timeline", "screenName", "count", "format", "query", "bucket"] + Self.mastodonLoaderKeys
         }
         guard let fields = reader.object(value, at: path, allowed: common + specific) else { return nil }
         let service = readServiceReference(fields, path: path, loaderKind: kindName, services: services, reader)
@@ -78,6 +79,8 @@ extension ConfigLoader {
             kind = .tiqav(reader.string(fields, "query", at: path).map { .search($0) } ?? .random)
         case "todo":
             kind = reader.string(fields, "bucket", at: path, required: true).map { .todo(bucket: $0) }
+        case "mastodon":
+            kind = readMastodonLoader(fields, at: path, reader).map { .mastodon($0) }
         default:
             kind = nil
         }
@@ -95,7 +98,7 @@ extension ConfigLoader {
             return nil
         }
         guard let service = entry else { return nil }
-        let needed = ["timeline": "twitter", "tiqav": "tiqav", "todo": "baas"]
+        let needed = ["timeline": "twitter", "tiqav": "tiqav", "todo": "baas", "mastodon": "mastodon"]
         if let loaderKind, let want = needed[loaderKind], service.kind != want {
             reader.report("\(path).service", "\"\(name)\" is a \(service.kind) service; a \(loaderKind) loader needs a \(want) service")
             return nil

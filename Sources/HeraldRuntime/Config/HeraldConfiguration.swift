@@ -60,20 +60,24 @@ public enum ServiceConfiguration: Sendable {
     case tiqav(endpoint: Endpoint, timeout: Duration?)
     /// An NEC BaaS tenant.
     case baas(endpoint: Endpoint, tenant: String, applicationID: String, applicationKey: String, timeout: Duration?)
+    /// A Mastodon server (or one speaking its API), with a bearer token.
+    case mastodon(endpoint: Endpoint, token: String, timeout: Duration?)
 
-    /// The service's kind as written in the config: `twitter`, `tiqav`, `baas`.
+    /// The service's kind as written in the config: `twitter`, `tiqav`, `baas`, `mastodon`.
     public var kind: String {
         switch self {
         case .twitter, .x: "twitter"
         case .tiqav: "tiqav"
         case .baas: "baas"
+        case .mastodon: "mastodon"
         }
     }
 
     /// Where it lives.
     public var endpoint: Endpoint {
         switch self {
-        case .twitter(let endpoint, _, _), .x(let endpoint, _, _), .tiqav(let endpoint, _), .baas(let endpoint, _, _, _, _): endpoint
+        case .twitter(let endpoint, _, _), .x(let endpoint, _, _), .tiqav(let endpoint, _), .baas(let endpoint, _, _, _, _),
+             .mastodon(let endpoint, _, _): endpoint
         }
     }
 }
@@ -90,13 +94,16 @@ public struct LoaderConfiguration: Sendable {
         case tiqav(TiqavLoader.Request)
         /// A BaaS bucket of todos.
         case todo(bucket: String)
+        /// A Mastodon timeline.
+        case mastodon(MastodonLoader.Request)
 
-        /// `timeline`, `tiqav` or `todo`.
+        /// `timeline`, `tiqav`, `todo` or `mastodon`.
         public var name: String {
             switch self {
             case .timeline, .xTimeline: "timeline"
             case .tiqav: "tiqav"
             case .todo: "todo"
+            case .mastodon: "mastodon"
             }
         }
     }

@@ -261,6 +261,8 @@ public struct HeraldDaemon: Sendable {
             case .x?: services[service] = XPostService(client: try directory.x(service), baseDirectory: configuration.directory,
                                                         mediaAccess: media)
             case .baas?: services[service] = BaaSPostService(client: try directory.baas(service))
+            case .mastodon?: services[service] = MastodonPostService(client: try directory.mastodon(service, clock: postClock, now: now),
+                                                                      baseDirectory: configuration.directory, mediaAccess: media)
             default: throw DaemonError("subscribers.\(name): service \(service) cannot post")
             }
         }
@@ -298,6 +300,11 @@ public struct HeraldDaemon: Sendable {
             let client = try services.baas(settings.service)
             return try Self.setUp(id) { () throws(LoaderSetupError) in
                 try TodoLoader(id: id, client: client, bucket: bucket, bus: bus, stateStore: store)
+            }
+        case .mastodon(let request):
+            let client = try services.mastodon(settings.service, clock: postClock, now: now)
+            return try Self.setUp(id) { () throws(LoaderSetupError) in
+                try MastodonLoader(id: id, client: client, request: request, bus: bus, stateStore: store)
             }
         }
     }

@@ -5,7 +5,7 @@ import HeraldSubscribers
 
 /// One-line summaries of loader events for the log subscriber: `home: 20 statuses, 3 new`.
 public enum LoaderEventSummaries {
-    /// Summarises ``TimelineLoaded``, ``TiqavLoaded``, ``TodosLoaded``, ``LoadFailed``,
+    /// Summarises ``TimelineLoaded``, ``MastodonStatusesLoaded``, ``TiqavLoaded``, ``TodosLoaded``, ``LoadFailed``,
     /// ``LoaderStateSetAside``, ``LoaderStateUnwritable`` and the post scheduler's ``PostSent``,
     /// ``PostFailed``, ``PostHeld``, ``PostRecorded`` and ``PostUploadProgress``; nil for
     /// anything else.
@@ -14,6 +14,12 @@ public enum LoaderEventSummaries {
         case let loaded as TimelineLoaded:
             var fields: [LogRecord.Field] = [.init("loader", loaded.loader), .init("statuses", "\(loaded.statuses.count)"),
                                              .init("new", "\(loaded.newStatuses.count)")]
+            if let remaining = loaded.rateLimitRemaining { fields.append(.init("rate_remaining", "\(remaining)")) }
+            return LogRecord(level: .info, message: "\(loaded.loader): \(count(loaded.statuses.count, "status", "statuses")), \(loaded.newStatuses.count) new",
+                             fields: fields)
+        case let loaded as MastodonStatusesLoaded:
+            var fields: [LogRecord.Field] = [.init("loader", loaded.loader), .init("timeline", loaded.timeline),
+                                             .init("statuses", "\(loaded.statuses.count)"), .init("new", "\(loaded.newStatuses.count)")]
             if let remaining = loaded.rateLimitRemaining { fields.append(.init("rate_remaining", "\(remaining)")) }
             return LogRecord(level: .info, message: "\(loaded.loader): \(count(loaded.statuses.count, "status", "statuses")), \(loaded.newStatuses.count) new",
                              fields: fields)
@@ -36,7 +42,7 @@ public enum LoaderEventSummaries {
                 message += " (resets \(stamp))"
                 fields.append(.init("retry_at", stamp))
             }
-            let level: LogLevel = failed.error.kind == "cancelled" ? .debug : .warning
+            let level: LogLevel = failed.error.kind == "cancelled" ? .debug : failed.error.stopsLoader ? .error : .warning
             return LogRecord(level: level, message: message, fields: fields)
         case let aside as LoaderStateSetAside:
             let moved = aside.movedTo.map { "moved to \($0)" } ?? "could not be moved"

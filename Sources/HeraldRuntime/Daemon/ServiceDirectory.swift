@@ -12,7 +12,7 @@ struct ServiceDirectory: Sendable {
         configuration.sandboxConfiguration()
     }
 
-    private func base(_ endpoint: Endpoint) throws(DaemonError) -> URL {
+    func base(_ endpoint: Endpoint) throws(DaemonError) -> URL {
         switch endpoint {
         case .url(let url): return url
         case .sandbox:
@@ -82,6 +82,8 @@ extension HeraldConfiguration {
                 sandbox.baasTenant = tenant
                 sandbox.baasApplicationID = applicationID
                 sandbox.baasApplicationKey = applicationKey
+            case .mastodon(.sandbox, let token, _)?:
+                sandbox.mastodon.token = token
             default:
                 break
             }

@@ -16,6 +16,8 @@ public struct PostIntent: Sendable, Hashable, Codable {
         case status(text: String, media: String?)
         /// A BaaS object's fields in a bucket.
         case object(bucket: String, fields: [String: JSONValue])
+        /// A Mastodon status with its options and an optional media file's path.
+        case mastodonStatus(MastodonPostContent)
     }
 
     /// The idempotency key: the rule and the triggering event's item (or the event itself).

@@ -20,6 +20,8 @@ public struct PostRule: Sendable {
         case status(text: PostTemplate, media: MediaSource?)
         /// An object created in a BaaS bucket, each string field a template.
         case object(bucket: String, fields: [String: FieldTemplate])
+        /// A status on a Mastodon server, with options and optional media.
+        case mastodonStatus(MastodonPostTemplate)
     }
 
     /// The rule's name: a topic token, used in `post.<name>.sent` / `.failed` and in keys.
@@ -60,6 +62,8 @@ public struct PostRule: Sendable {
             return [text]
         case .object(_, let fields):
             return fields.keys.sorted().flatMap { fields[$0]?.templates ?? [] }
+        case .mastodonStatus(let template):
+            return template.templates
         }
     }
 }

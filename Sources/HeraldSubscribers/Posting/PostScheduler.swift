@@ -299,6 +299,8 @@ public final class PostScheduler: Sendable {
             var rendered: [String: JSONValue] = [:]
             for (key, field) in fields { rendered[key] = try field.render(context) }
             return .object(bucket: bucket, fields: rendered)
+        case .mastodonStatus(let template):
+            return .mastodonStatus(try template.render(context))
         }
     }
 
