@@ -1,6 +1,5 @@
 import Foundation
 import HeraldServices
-import HeraldSync
 
 /// Statuses on a Mastodon server (`POST /api/v1/statuses`), with optional media uploaded
 /// through `POST /api/v2/media` and waited for until processed.
@@ -27,9 +26,6 @@ public struct MastodonPostService: PostService {
         self.mediaAccess = mediaAccess
     }
 
-    /// Where media files are read: a thread of their own, so a slow disk delays no task.
-    private static let mediaIO = BlockingIOThread(name: "herald.media-io")
-
     public func post(_ intent: PostIntent, mayExist: Bool, progress: @escaping @Sendable (UploadProgress) -> Void) async throws -> String {
         let content: MastodonPostContent
         switch intent.content {
@@ -39,25 +35,11 @@ public struct MastodonPostService: PostService {
         }
         var mediaIDs: [String] = []
         if let media = content.media {
-            let url = media.hasPrefix("/") ? URL(fileURLWithPath: media) : baseDirectory.appendingPathComponent(media)
+            let url = MediaFile.url(media, baseDirectory: baseDirectory)
             guard let mediaType = MastodonClient.mediaType(forExtension: url.pathExtension) else {
                 throw PostServiceError("media \(media): not an image, video or audio file Mastodon takes (jpg, png, gif, webp, mp4, webm, mov, mp3, ogg, …)")
             }
-            let data: Data
-            do {
-                data = try await Self.mediaIO.run { [mediaAccess] in
-                    let file = try TwitterPostService.permitted(url, media, mediaAccess)
-                    let size = (try FileManager.default.attributesOfItem(atPath: file.path)[.size] as? NSNumber)?.intValue ?? 0
-                    guard size <= Self.maxMediaBytes else {
-                        throw PostServiceError("media \(media) is \(size) bytes; at most \(Self.maxMediaBytes) are posted")
-                    }
-                    return try Data(contentsOf: file)
-                }
-            } catch let error as PostServiceError {
-                throw error
-            } catch {
-                throw PostServiceError("media \(media) cannot be read: \((error as NSError).localizedDescription)")
-            }
+            let data = try await MediaFile.read(media, baseDirectory: baseDirectory, access: mediaAccess, maxBytes: Self.maxMediaBytes)
             let uploaded = try await client.uploadMedia(data, mediaType: mediaType, fileName: url.lastPathComponent,
                                                         description: content.description, progress: progress)
             mediaIDs = [uploaded.id]

@@ -18,17 +18,38 @@ enum MediaFile {
     /// Where media files are read.
     private static let io = BlockingIOThread(name: "herald.media-io")
 
+    /// The file `media` names: absolute, or relative to `baseDirectory`.
+    static func url(_ media: String, baseDirectory: URL) -> URL {
+        media.hasPrefix("/") ? URL(fileURLWithPath: media) : baseDirectory.appendingPathComponent(media)
+    }
+
     /// The bytes of the MP4 `media` (absolute, or relative to `baseDirectory`).
     ///
     /// - Throws: ``PostServiceError`` (permanent) for a file that is not an MP4, is not allowed
     ///   by `access`, or cannot be read.
     static func readVideo(_ media: String, baseDirectory: URL, access: MediaAccess) async throws -> Data {
-        let url = media.hasPrefix("/") ? URL(fileURLWithPath: media) : baseDirectory.appendingPathComponent(media)
-        guard url.pathExtension.lowercased() == "mp4" else {
+        guard url(media, baseDirectory: baseDirectory).pathExtension.lowercased() == "mp4" else {
             throw PostServiceError("media \(media): only MP4 videos are posted (the file's name must end in .mp4)")
         }
+        return try await read(media, baseDirectory: baseDirectory, access: access)
+    }
+
+    /// The bytes of `media` (absolute, or relative to `baseDirectory`), if `access` allows it and
+    /// it holds at most `maxBytes`.
+    ///
+    /// - Throws: ``PostServiceError`` (permanent) for a file that is not allowed, too large, or
+    ///   cannot be read.
+    static func read(_ media: String, baseDirectory: URL, access: MediaAccess, maxBytes: Int? = nil) async throws -> Data {
+        let url = url(media, baseDirectory: baseDirectory)
         do {
-            return try await io.run { try Data(contentsOf: try permitted(url, media, access)) }
+            return try await io.run {
+                let file = try permitted(url, media, access)
+                if let maxBytes {
+                    let size = (try FileManager.default.attributesOfItem(atPath: file.path)[.size] as? NSNumber)?.intValue ?? 0
+                    guard size <= maxBytes else { throw PostServiceError("media \(media) is \(size) bytes; at most \(maxBytes) are posted") }
+                }
+                return try Data(contentsOf: file)
+            }
         } catch let error as PostServiceError {
             throw error
         } catch {
