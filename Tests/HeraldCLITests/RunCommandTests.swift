@@ -9,7 +9,7 @@ import Darwin
 
 @Suite struct RunCommandTests {
     static let herald = BuiltProducts.url(of: "herald")
-    static let loaders = ["home", "itmedia", "images", "todos"]
+    static let loaders = ["fediverse", "home", "itmedia", "images", "todos"]
 
     /// A copy of the shipped config.json in a fresh directory, so state files start empty.
     func freshDemo() throws -> URL {
@@ -30,11 +30,11 @@ import Darwin
     func quietDemo() throws -> URL {
         let file = try freshDemo()
         var text = try String(contentsOf: file, encoding: .utf8)
-        for every in ["30s", "2m", "5m", "20s"] {
+        for every in ["30s", "2m", "5m", "20s", "1m"] {
             text = text.replacingOccurrences(of: "\"every\": \"\(every)\"", with: "\"every\": \"1h\"")
         }
         text = text.replacingOccurrences(of: "\"todoInterval\": \"15s\"", with: "\"todoInterval\": \"1h\"")
-        #expect(text.components(separatedBy: "\"1h\"").count == 6, "the shipped config's intervals changed")
+        #expect(text.components(separatedBy: "\"1h\"").count == 7, "the shipped config's intervals changed")
         try Data(text.utf8).write(to: file)
         return file
     }
@@ -56,7 +56,7 @@ import Darwin
         #expect(elapsed >= .seconds(3), "--for 3s ran for \(elapsed)")   // a lower bound only: machines may be slow
         let lines = result.stderr.split(separator: "\n").map(String.init)
         #expect(lines.first?.hasPrefix("herald: sandbox at http://127.0.0.1:") == true)
-        #expect(lines.contains("herald: running 4 loaders (home, images, itmedia, todos); Ctrl-C to stop"))
+        #expect(lines.contains("herald: running 5 loaders (fediverse, home, images, itmedia, todos); Ctrl-C to stop"))
         // What the loads did in the 3 s depends on the machine's speed (a load still running is
         // cancelled): the signal test below waits for them and checks what they logged and saved.
         #expect(lines.last?.hasPrefix("herald: stopped") == true, "\(lines.suffix(3))")
@@ -80,10 +80,11 @@ import Darwin
         #expect(lines.contains { $0.contains("INFO    loader.itmedia.finished  itmedia: ") })
         #expect(lines.contains { $0.hasSuffix("INFO    loader.images.finished  images: 5 images, 5 new") })
         #expect(lines.contains { $0.contains("INFO    loader.todos.finished  todos: ") })
+        #expect(lines.contains { $0.contains("INFO    loader.fediverse.finished  fediverse: ") })
         #expect(!result.stderr.contains("sandbox-token-secret") && !result.stderr.contains("sandbox-secret"))
         let state = config.deletingLastPathComponent().appendingPathComponent("var/state")
         #expect(try FileManager.default.contentsOfDirectory(atPath: state.path).sorted()
-                == ["home.json", "images.json", "itmedia.json", "outbox", "todos.json"])
+                == ["fediverse.json", "home.json", "images.json", "itmedia.json", "outbox", "todos.json"])
     }
 
     /// `timeout` and other wrappers may signal the process and its group: one request to stop.
@@ -109,7 +110,7 @@ import Darwin
         let text = try String(contentsOf: config, encoding: .utf8).replacingOccurrences(of: "\"0ms\"", with: "\"1h\"")
         try Data(text.utf8).write(to: config)
         let child = try ChildProcess(herald, ["run", "--config", config.path])
-        #expect(await child.waitForStandardError { $0.contains("herald: running 4 loaders") })
+        #expect(await child.waitForStandardError { $0.contains("herald: running 5 loaders") })
 
         child.signal(SIGTERM)
         let result = try #require(await child.finish())

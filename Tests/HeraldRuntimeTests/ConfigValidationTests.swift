@@ -21,7 +21,7 @@ import Testing
     @Test func theShippedConfigIsValid() throws {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         let configuration = try ConfigLoader(environment: [:]).load(contentsOf: root.appendingPathComponent("config.json"))
-        #expect(configuration.loaders.count == 4)
+        #expect(configuration.loaders.count == 5)
     }
 
     /// The shipped demo grows its todo bucket, so a watching daemon sees new todos.

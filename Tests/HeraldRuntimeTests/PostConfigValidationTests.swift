@@ -308,13 +308,17 @@ extension ConfigFixtures {
         #expect(rule["additionalProperties"] as? Bool == false)
     }
 
-    /// The shipped example is a rule per new todo, tweeted at most 30 times an hour.
+    /// The shipped example is a rule per new todo and service (the Twitter-style one and
+    /// Mastodon), each posted at most 30 times an hour.
     @Test func theShippedConfigPostsNewTodos() throws {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         let configuration = try ConfigLoader(environment: [:]).load(contentsOf: root.appendingPathComponent("config.json"))
-        let rule = try #require(configuration.subscribers["posts"]?.posting?.rules.first)
-        #expect(rule.name == "todo-tweet")
-        #expect(rule.scope == .newItems)
-        #expect(rule.rate == PostRate(count: 30, per: .seconds(3_600)))
+        let rules = try #require(configuration.subscribers["posts"]?.posting?.rules)
+        #expect(rules.map(\.name) == ["todo-toot", "todo-tweet"])
+        #expect(rules.map(\.service) == ["mastodon", "twitter"])
+        for rule in rules {
+            #expect(rule.scope == .newItems)
+            #expect(rule.rate == PostRate(count: 30, per: .seconds(3_600)))
+        }
     }
 }
