@@ -30,9 +30,9 @@ import Glibc
 
     @Test func malformedRequestsAndHugeHeadsAreRefusedAndTheEndpointGoesOn() async throws {
         let running = try await RunningEndpoint.start(StatusSources(bus: EventBus()))
-        for garbage in ["NONSENSE\r\n\r\n", "GET /metrics HTTP/9.9\r\n\r\n", "GET  /metrics HTTP/1.1\r\n\r\n",
-                        "GET /metrics HTTP/1.1\r\nno colon\r\n\r\n", "\u{01}\u{02}\u{03}\r\n\r\n",
-                        "GET /metrics HTTP/1.1\r\nContent-Length: nope\r\n\r\n"] {
+        for garbage in ["NONSENSE\r\n\r\n", "GET /metrics HTTP/9.9\r\nHost: x\r\n\r\n", "GET  /metrics HTTP/1.1\r\nHost: x\r\n\r\n",
+                        "GET /metrics HTTP/1.1\r\nHost: x\r\nno colon\r\n\r\n", "\u{01}\u{02}\u{03}\r\n\r\n",
+                        "GET /metrics HTTP/1.1\r\nHost: x\r\nContent-Length: nope\r\n\r\n", "GET /metrics HTTP/1.1\r\n\r\n"] {
             let client = try #require(RawClient(port: running.port))
             client.send(garbage)
             let answer = await client.readToEnd()
@@ -40,10 +40,10 @@ import Glibc
             #expect(answer.closed)
         }
         let huge = try #require(RawClient(port: running.port))
-        huge.send("GET /metrics HTTP/1.1\r\nX-Big: " + String(repeating: "a", count: 20_000) + "\r\n\r\n")
+        huge.send("GET /metrics HTTP/1.1\r\nHost: x\r\nX-Big: " + String(repeating: "a", count: 20_000) + "\r\n\r\n")
         #expect(await huge.readToEnd().text.hasPrefix("HTTP/1.1 413"))
         let body = try #require(RawClient(port: running.port))
-        body.send("GET /metrics HTTP/1.1\r\nContent-Length: 100000\r\n\r\n")
+        body.send("GET /metrics HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n\r\n")
         #expect(await body.readToEnd().text.hasPrefix("HTTP/1.1 413"))
         #expect(try await running.get("/healthz").body == "ok\n")
         try await running.stop()

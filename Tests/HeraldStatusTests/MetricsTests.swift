@@ -185,6 +185,31 @@ final class ScriptedPosts: PostService {
         try await running.stop()
     }
 
+    /// RFC 9112 on the endpoint: no Host is 400, the absolute form is served, CONNECT is 405.
+    @Test func aRequestWithoutHostIs400TheAbsoluteFormIsServedAndConnectIs405() async throws {
+        let running = try await RunningEndpoint.start(StatusSources(bus: EventBus()))
+        let authority = "127.0.0.1:\(running.port)"
+        let noHost = try #require(RawClient(port: running.port))
+        noHost.send("GET /healthz HTTP/1.1\r\n\r\n")
+        let refused = await noHost.readToEnd()
+        #expect(refused.text.hasPrefix("HTTP/1.1 400 Bad Request"), "got \(refused.text.debugDescription)")
+        #expect(refused.text.contains("Host"))
+
+        let absolute = try #require(RawClient(port: running.port))
+        absolute.send("GET http://\(authority)/status HTTP/1.1\r\nHost: \(authority)\r\nConnection: close\r\n\r\n")
+        let status = await absolute.readToEnd().text
+        #expect(status.hasPrefix("HTTP/1.1 200 OK"), "got \(status.prefix(200).debugDescription)")
+        let body = try #require(status.components(separatedBy: "\r\n\r\n").last)
+        #expect((try? StatusReport.decode(Data(body.utf8))) != nil)
+
+        let connect = try #require(RawClient(port: running.port))
+        connect.send("CONNECT \(authority) HTTP/1.1\r\nHost: \(authority)\r\nConnection: close\r\n\r\n")
+        let answer = await connect.readToEnd().text
+        #expect(answer.hasPrefix("HTTP/1.1 405 Method Not Allowed"), "got \(answer.prefix(200).debugDescription)")
+        #expect(answer.contains("Allow: GET, HEAD"))
+        try await running.stop()
+    }
+
     @Test func labelValuesAndHelpAreEscapedAsTheFormatSays() {
         #expect(PrometheusText.escapeLabel(#"a"b\c"# + "\nd") == #"a\"b\\c\nd"#)
         #expect(PrometheusText.escapeHelp("x\\y\nz") == #"x\\y\nz"#)
