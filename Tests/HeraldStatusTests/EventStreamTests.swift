@@ -117,6 +117,51 @@ import Testing
         _ = stuck
         try await running.stop()
     }
+
+    /// Issue 17 #8: streams have a limit of their own below the connection limit, so probes
+    /// always find a connection; a stream beyond it is a 503 with Retry-After.
+    @Test func streamsBeyondTheirLimitAre503AndProbesAreStillServed() async throws {
+        let bus = EventBus()
+        let sources = StatusSources(bus: bus)
+        sources.markReady()
+        var limits = StatusEndpoint.limits
+        limits.maxConnections = 6
+        limits.maxStreams = 3
+        let running = try await RunningEndpoint.start(sources, limits: limits)
+        let server = try #require(running.endpoint.httpServer)
+        var streams: [EventStreamClient] = []
+        for _ in 0..<3 {
+            let client = try #require(EventStreamClient(port: running.port))
+            #expect(await client.waitUntilOpen())
+            streams.append(client)
+        }
+        // More streams, each answered 503 at once: none of them keeps a slot.
+        for _ in 0..<3 {
+            let refused = try #require(RawClient(port: running.port))
+            refused.send("GET /events HTTP/1.1\r\nHost: x\r\n\r\n")
+            let answer = await refused.readToEnd()
+            #expect(answer.text.hasPrefix("HTTP/1.1 503 Service Unavailable"), "got \(answer.text.prefix(200).debugDescription)")
+            #expect(answer.text.contains("Retry-After: "))
+            #expect(answer.text.contains("at most 3"), "the refusal names the limit: \(answer.text.debugDescription)")
+            #expect(answer.closed)
+        }
+        // Probes are served while the streams stay, several at once (two held open here).
+        let held = try #require(RawClient(port: running.port))
+        held.send("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+        #expect(await held.read { $0.hasSuffix("ok\n") }.hasPrefix("HTTP/1.1 200 OK"))
+        for path in ["/healthz", "/readyz", "/metrics", "/status", "/"] {
+            #expect(try await running.get(path).status == 200, "\(path) while the streams are open")
+        }
+        #expect(running.endpoint.streamCounts.clients == 3)
+        // A stream ending frees its place for the next.
+        streams.removeFirst().shutdown()
+        await server.waitUntil { $0.connections.filter { $0 == .streaming }.count == 2 }
+        let next = try #require(EventStreamClient(port: running.port))
+        #expect(await next.waitUntilOpen())
+        try bus.post(Ping(topic: "test.after", n: 1))
+        #expect(await next.waitForMessages(1))
+        try await running.stop()
+    }
 }
 
 @Suite struct StatusEventSummaryTests {
