@@ -79,6 +79,9 @@ public final class StatusEndpoint: Service {
     /// The `/events` clients: connected, dropped, bytes waiting for them.
     public var streamCounts: StatusReport.Streams { hub.counts }
 
+    /// Routing steps the event stream took since start (tests compare them).
+    var streamRoutingSteps: Int { hub.routingSteps }
+
     /// Binds, subscribes the event stream to the bus, serves; stops both when asked to.
     ///
     /// - Throws: ``StatusEndpointError`` when the address cannot be bound or the bus refuses
