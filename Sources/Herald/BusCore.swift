@@ -28,7 +28,7 @@ struct BusState {
     /// Bumped on every subscribe and cancel; cached routes of older generations are rebuilt.
     var generation: UInt64 = 0
     var nextSubscriptionID: UInt64 = 0
-    var trie = PatternTrie()
+    var trie = PatternTrie<SubscriberRecord>()
     /// Type subscriptions without a pattern, by event type.
     var typed: [ObjectIdentifier: [SubscriberRecord]] = [:]
     var records: [UInt64: SubscriberRecord] = [:]
@@ -120,7 +120,7 @@ struct BusState {
     mutating func unregister(id: UInt64) -> SubscriberRecord? {
         guard let record = records.removeValue(forKey: id) else { return nil }
         if let tokens = record.patternTokens {
-            trie.remove(id: id, tokens: tokens)
+            trie.remove(tokens: tokens) { $0.id == id }
         } else if let type = record.eventType {
             typed[type]?.removeAll { $0.id == id }
             if typed[type]?.isEmpty == true { typed[type] = nil }

@@ -1,13 +1,14 @@
-/// Pattern subscriptions indexed by token, so matching a topic visits only the branches its
-/// tokens (and wildcards) lead to: the cost does not grow with subscriptions on unrelated topics.
-struct PatternTrie {
+/// Values filed by topic pattern, indexed by token, so matching a topic visits only the branches
+/// its tokens (and wildcards) lead to: the cost does not grow with patterns of unrelated topics.
+/// The bus files its subscriptions here; ``TopicPatternIndex`` is the same trie for other code.
+struct PatternTrie<Value> {
     final class Node {
         var children: [String: Node] = [:]
         var one: Node?
-        /// Subscriptions whose pattern ends at this node.
-        var ending: [SubscriberRecord] = []
-        /// Subscriptions whose pattern has `>` at this depth.
-        var rest: [SubscriberRecord] = []
+        /// Values whose pattern ends at this node.
+        var ending: [Value] = []
+        /// Values whose pattern has `>` at this depth.
+        var rest: [Value] = []
 
         var isEmpty: Bool { children.isEmpty && one == nil && ending.isEmpty && rest.isEmpty }
     }
@@ -15,7 +16,7 @@ struct PatternTrie {
     private let root = Node()
     private(set) var count = 0
 
-    mutating func insert(_ record: SubscriberRecord, tokens: [TopicPattern.Token]) {
+    mutating func insert(_ value: Value, tokens: [TopicPattern.Token]) {
         var node = root
         for token in tokens {
             switch token {
@@ -36,60 +37,65 @@ struct PatternTrie {
                     node = child
                 }
             case .rest:
-                node.rest.append(record)
+                node.rest.append(value)
                 count += 1
                 return
             }
         }
-        node.ending.append(record)
+        node.ending.append(value)
         count += 1
     }
 
+    /// Removes the first value filed under `tokens` for which `matches` holds; false when none.
     @discardableResult
-    mutating func remove(id: UInt64, tokens: [TopicPattern.Token]) -> Bool {
-        let removed = Self.remove(id: id, tokens: tokens[...], from: root)
+    mutating func remove(tokens: [TopicPattern.Token], where matches: (Value) -> Bool) -> Bool {
+        let removed = Self.remove(tokens: tokens[...], from: root, where: matches)
         if removed { count -= 1 }
         return removed
     }
 
-    private static func remove(id: UInt64, tokens: ArraySlice<TopicPattern.Token>, from node: Node) -> Bool {
+    private static func remove(tokens: ArraySlice<TopicPattern.Token>, from node: Node, where matches: (Value) -> Bool) -> Bool {
         guard let token = tokens.first else {
-            guard let index = node.ending.firstIndex(where: { $0.id == id }) else { return false }
+            guard let index = node.ending.firstIndex(where: matches) else { return false }
             node.ending.remove(at: index)
             return true
         }
         switch token {
         case .rest:
-            guard let index = node.rest.firstIndex(where: { $0.id == id }) else { return false }
+            guard let index = node.rest.firstIndex(where: matches) else { return false }
             node.rest.remove(at: index)
             return true
         case .one:
-            guard let child = node.one, remove(id: id, tokens: tokens.dropFirst(), from: child) else { return false }
+            guard let child = node.one, remove(tokens: tokens.dropFirst(), from: child, where: matches) else { return false }
             if child.isEmpty { node.one = nil }
             return true
         case .literal(let text):
-            guard let child = node.children[text], remove(id: id, tokens: tokens.dropFirst(), from: child) else { return false }
+            guard let child = node.children[text], remove(tokens: tokens.dropFirst(), from: child, where: matches) else { return false }
             if child.isEmpty { node.children[text] = nil }
             return true
         }
     }
 
-    /// Every subscription whose pattern matches `tokens`, in no particular order.
-    func match(_ tokens: [String], into result: inout [SubscriberRecord]) {
+    /// Appends every value whose pattern matches `tokens`, in no particular order; returns the
+    /// nodes visited (the work it took).
+    @discardableResult
+    func match(_ tokens: [String], into result: inout [Value]) -> Int {
         Self.match(tokens, at: 0, node: root, into: &result)
     }
 
-    private static func match(_ tokens: [String], at index: Int, node: Node, into result: inout [SubscriberRecord]) {
+    private static func match(_ tokens: [String], at index: Int, node: Node, into result: inout [Value]) -> Int {
         if index == tokens.count {
             result.append(contentsOf: node.ending)
-            return
+            return 1
         }
         result.append(contentsOf: node.rest)
+        var visited = 1
         if let child = node.children[tokens[index]] {
-            match(tokens, at: index + 1, node: child, into: &result)
+            visited += match(tokens, at: index + 1, node: child, into: &result)
         }
         if let child = node.one {
-            match(tokens, at: index + 1, node: child, into: &result)
+            visited += match(tokens, at: index + 1, node: child, into: &result)
         }
+        return visited
     }
 }

@@ -13,6 +13,10 @@ struct HTTPHead: Sendable {
 
     var method: String
     var target: String
+    /// The target's path (still percent-encoded) and query (without `?`), by its form: see
+    /// ``resolve(target:method:)``.
+    var path: String
+    var query: String
     var version: String
     var headers: [(name: String, value: String)]
     var framing: Framing
@@ -34,10 +38,80 @@ struct HTTPHead: Sendable {
         let requestLine = lines.removeFirst()
         return parseRequestLine(requestLine).flatMap { method, target, version in
             parseFields(lines).flatMap { headers in
-                framing(of: headers, version: version).map { framing in
-                    HTTPHead(method: method, target: target, version: version, headers: headers, framing: framing)
+                checkHost(headers, version: version).flatMap {
+                    resolve(target: target, method: method).flatMap { path, query in
+                        framing(of: headers, version: version).map { framing in
+                            HTTPHead(method: method, target: target, path: path, query: query, version: version, headers: headers,
+                                     framing: framing)
+                        }
+                    }
                 }
             }
+        }
+    }
+
+    /// RFC 9112 §3.2: an HTTP/1.1 request has exactly one `Host` field, of valid syntax (an
+    /// HTTP/1.0 one may have none); anything else is `400`.
+    private static func checkHost(_ headers: [(name: String, value: String)], version: String) -> Result<Void, HTTPRejection> {
+        let hosts = headers.filter { $0.name.lowercased() == "host" }
+        guard hosts.count <= 1 else { return .failure(.badRequest("more than one Host field")) }
+        guard let host = hosts.first else {
+            return version == "HTTP/1.0" ? .success(()) : .failure(.badRequest("no Host field (an HTTP/1.1 request must have one)"))
+        }
+        // An empty value is allowed: a target without an authority has one (RFC 9110 §7.2).
+        guard host.value.utf8.allSatisfy(isAuthorityByte) else { return .failure(.badRequest("bad Host field: \(host.value)")) }
+        return .success(())
+    }
+
+    /// The path and query the target names, by its form (RFC 9112 §3.2): the origin form
+    /// (`/path?query`) as sent; the absolute form (`http://host/path?query`, any case of `http`
+    /// or `https`) as its path (`/` when it has none) and query, the host in it winning over
+    /// `Host` (§3.2.2); the authority form (`host:port`) for `CONNECT` only and the asterisk
+    /// form (`*`) for `OPTIONS` only, each as the path, with no query. Anything else is `400`.
+    static func resolve(target: String, method: String) -> Result<(path: String, query: String), HTTPRejection> {
+        func split(_ reference: Substring) -> (path: String, query: String) {
+            guard let mark = reference.firstIndex(of: "?") else { return (String(reference), "") }
+            return (String(reference[..<mark]), String(reference[reference.index(after: mark)...]))
+        }
+        if method == "CONNECT" {
+            guard isAuthorityForm(target) else { return .failure(.badRequest("bad request target: CONNECT takes host:port")) }
+            return .success((target, ""))
+        }
+        if target.hasPrefix("/") { return .success(split(target[...])) }
+        if target == "*" {
+            guard method == "OPTIONS" else { return .failure(.badRequest("bad request target: * is for OPTIONS only")) }
+            return .success(("*", ""))
+        }
+        guard let separator = target.range(of: "://") else {
+            return .failure(.badRequest("bad request target: expected /path, an absolute http URL, host:port (CONNECT) or * (OPTIONS)"))
+        }
+        let scheme = target[..<separator.lowerBound].lowercased()
+        guard scheme == "http" || scheme == "https" else { return .failure(.badRequest("bad request target: the scheme \(scheme) is not served")) }
+        let rest = target[separator.upperBound...]
+        let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "?" } ?? rest.endIndex
+        let authority = rest[..<authorityEnd]
+        // RFC 9110 §4.2.1 and §4.2.4: an http URI has a host and no userinfo.
+        guard !authority.isEmpty, !authority.hasPrefix(":"), authority.utf8.allSatisfy(isAuthorityByte) else {
+            return .failure(.badRequest("bad request target: no valid host in \(target)"))
+        }
+        var (path, query) = split(rest[authorityEnd...])
+        if path.isEmpty { path = "/" }
+        return .success((path, query))
+    }
+
+    /// `host:port` with a non-empty host and a decimal port.
+    private static func isAuthorityForm(_ target: String) -> Bool {
+        guard let colon = target.lastIndex(of: ":") else { return false }
+        let host = target[..<colon], port = target[target.index(after: colon)...]
+        return !host.isEmpty && host.utf8.allSatisfy(isAuthorityByte) && !port.isEmpty && port.utf8.allSatisfy(isDigit)
+    }
+
+    /// A byte of `uri-host [":" port]` (RFC 3986): unreserved, `%`, sub-delims, `:`, and the
+    /// brackets of an IP literal; no `@` (no userinfo), `/`, space or control.
+    static func isAuthorityByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), 0x30...0x39: return true
+        default: return Array("-._~%!$&'()*+,;=:[]".utf8).contains(byte)
         }
     }
 

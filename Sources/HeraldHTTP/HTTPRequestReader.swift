@@ -54,12 +54,8 @@ struct HTTPRequestReader {
         case .success(let parsed): head = parsed
         case .failure(let failure): return failure.outcome
         }
-        let target = head.target
-        let pathEnd = target.firstIndex(of: "?") ?? target.endIndex
-        var request = HTTPServerRequest(
-            method: head.method, rawPath: String(target[..<pathEnd]),
-            rawQuery: pathEnd < target.endIndex ? String(target[target.index(after: pathEnd)...]) : "",
-            headers: head.headers, body: Data(), version: head.version)
+        var request = HTTPServerRequest(method: head.method, rawPath: head.path, rawQuery: head.query, headers: head.headers,
+                                        body: Data(), version: head.version)
         let limits = environment.limits
         switch head.framing {
         case .none:

@@ -2,7 +2,8 @@ import Foundation
 import HeraldSync
 
 /// A small HTTP/1.1 server on POSIX sockets: one thread accepts, one thread per connection, at
-/// most ``HTTPServerLimits/maxConnections`` of them, each request answered by a
+/// most ``HTTPServerLimits/maxConnections`` of them (and at most
+/// ``HTTPServerLimits/maxStreams`` of those streaming), each request answered by a
 /// ``HTTPRequestHandler`` on its connection's thread.
 ///
 /// Threads (not tasks) because every socket call here blocks: none of it ever runs on Swift's
@@ -327,13 +328,30 @@ public final class HTTPServer: Sendable {
                 return
             }
             if let stream = response.stream {
-                serveStream(response, stream, on: id, fd, withoutBody: request.method == "HEAD")
+                let withoutBody = request.method == "HEAD"
+                guard withoutBody || claimStream(id) else {
+                    stream.abandoned()
+                    reject(fd, HTTPRejection(503, "too many streams open (at most \(limits.maxStreams ?? 0) at once); retry later"))
+                    return
+                }
+                serveStream(response, stream, on: id, fd, withoutBody: withoutBody)
                 return
             }
             let close = request.wantsClose || response.closesConnection
             let written = ResponseWriter.write(
                 response, to: fd, close: close, withoutBody: request.method == "HEAD", pause: pause)
             guard written, !close else { return }
+        }
+    }
+
+    /// Marks the connection as streaming, unless ``HTTPServerLimits/maxStreams`` streams are
+    /// open already (false). Counted and marked in one critical section, so two requests
+    /// arriving together cannot both take the last place.
+    private func claimStream(_ id: Int) -> Bool {
+        mutate { state in
+            if let most = limits.maxStreams, state.connections.values.count(where: { $0.phase == .streaming }) >= most { return false }
+            state.connections[id]?.phase = .streaming
+            return true
         }
     }
 

@@ -1,5 +1,6 @@
-/// The bounds the HTTP server keeps whatever its clients do: how many connections, how many
-/// body bytes held at once, and how long a request head or an idle connection may take.
+/// The bounds the HTTP server keeps whatever its clients do: how many connections (and how many
+/// of them streams), how many body bytes held at once, and how long a request head or an idle
+/// connection may take.
 ///
 /// The defaults suit a loopback test server; tests set tiny values to reach each limit.
 public struct HTTPServerLimits: Sendable, Hashable {
@@ -20,12 +21,17 @@ public struct HTTPServerLimits: Sendable, Hashable {
     /// Time a keep-alive connection may wait for the first byte of its next request, and a
     /// body may go without a byte, before the connection closes.
     public var idleTimeout: Duration
+    /// Streamed responses (``HTTPResponseStream``) at once; nil: as many as connections. One
+    /// more is answered `503 Service Unavailable` (`Retry-After: 1`) and its connection closed,
+    /// so long-lived streams can never take the `maxConnections - maxStreams` connections kept
+    /// for everything else (health probes, scrapes).
+    public var maxStreams: Int?
 
     /// Creates limits; every parameter has the sandbox's default.
     public init(
         maxConnections: Int = 256, maxHeadBytes: Int = 64 * 1024, maxBodyBytes: Int = 64 * 1024 * 1024,
         maxBufferedBodyBytes: Int = 256 * 1024 * 1024, headTimeout: Duration = .seconds(10),
-        idleTimeout: Duration = .seconds(30)
+        idleTimeout: Duration = .seconds(30), maxStreams: Int? = nil
     ) {
         self.maxConnections = maxConnections
         self.maxHeadBytes = maxHeadBytes
@@ -33,5 +39,6 @@ public struct HTTPServerLimits: Sendable, Hashable {
         self.maxBufferedBodyBytes = maxBufferedBodyBytes
         self.headTimeout = headTimeout
         self.idleTimeout = idleTimeout
+        self.maxStreams = maxStreams
     }
 }

@@ -4,7 +4,9 @@ import Foundation
 public struct HTTPServerRequest: Sendable {
     /// The method, e.g. `GET`.
     public var method: String
-    /// The path as sent, still percent-encoded (OAuth signs it that way).
+    /// The path as sent, still percent-encoded (OAuth signs it that way); of a target in the
+    /// absolute form (`http://host/path`), its path. `CONNECT`'s `host:port` and `OPTIONS`'s
+    /// `*` are here as sent.
     public var rawPath: String
     /// The query as sent, without `?`; empty when there was none.
     public var rawQuery: String

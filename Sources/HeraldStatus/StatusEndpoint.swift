@@ -11,10 +11,12 @@ import HeraldSync
 /// It announces itself once its socket is bound and serving, so ``url`` is known to the services
 /// started after it, and stops the server (closing every stream) when the group stops it.
 public final class StatusEndpoint: Service {
-    /// Bounds for the endpoint's server: enough connections for a few hundred `/events` clients,
-    /// small bodies (every path is a `GET`).
+    /// Bounds for the endpoint's server: 512 connections, of which at most 256 `/events` streams
+    /// (so the other 256 are kept for probes, scrapes and the page whatever streams do), small
+    /// bodies (every path is a `GET`).
     public static let limits = HTTPServerLimits(maxConnections: 512, maxHeadBytes: 16 * 1024, maxBodyBytes: 64 * 1024,
-                                                maxBufferedBodyBytes: 1024 * 1024, headTimeout: .seconds(10), idleTimeout: .seconds(30))
+                                                maxBufferedBodyBytes: 1024 * 1024, headTimeout: .seconds(10), idleTimeout: .seconds(30),
+                                                maxStreams: 256)
 
     private let host: String
     private let port: Int
@@ -76,6 +78,9 @@ public final class StatusEndpoint: Service {
 
     /// The `/events` clients: connected, dropped, bytes waiting for them.
     public var streamCounts: StatusReport.Streams { hub.counts }
+
+    /// Routing steps the event stream took since start (tests compare them).
+    var streamRoutingSteps: Int { hub.routingSteps }
 
     /// Binds, subscribes the event stream to the bus, serves; stops both when asked to.
     ///

@@ -3,7 +3,7 @@ import HeraldHTTP
 
 /// Answers the status endpoint's paths, on the server's connection threads (reading `/proc` and
 /// the parts' snapshots there, never on the cooperative pool): `GET` (and `HEAD`) only, `405`
-/// with `Allow` for another method, `404` for another path.
+/// with `Allow` for another method (and for `CONNECT`, whatever it names), `404` for another path.
 struct StatusHandler: HTTPRequestHandler {
     let sources: StatusSources
     let hub: EventStreamHub
@@ -13,6 +13,10 @@ struct StatusHandler: HTTPRequestHandler {
 
     func respond(to request: HTTPServerRequest) -> HTTPServerResponse {
         let path = request.path
+        // CONNECT names a host, not a path here: the endpoint is no proxy.
+        guard request.method != "CONNECT" else {
+            return .error(405, "CONNECT is not served; every path answers GET and HEAD only", headers: [("Allow", "GET, HEAD")])
+        }
         guard Self.paths.contains(path) else { return .error(404, "no such path: \(path) (try /, /metrics, /status, /events, /healthz, /readyz)") }
         guard request.method == "GET" || request.method == "HEAD" else {
             return .error(405, "\(path) answers GET and HEAD only", headers: [("Allow", "GET, HEAD")])

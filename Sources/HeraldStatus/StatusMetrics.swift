@@ -14,7 +14,9 @@
 /// - archives (`{sink}`): `herald_archive_written_bytes_total`, `herald_archive_lines_total`,
 ///   `herald_archive_rotations_total`, `herald_archive_failures_total`;
 /// - the endpoint: `herald_status_stream_clients`, `herald_status_stream_dropped_clients_total`,
-///   `herald_status_stream_buffered_bytes`, `herald_ready`;
+///   `herald_status_stream_buffered_bytes`, `herald_status_stream_client_bytes_max`,
+///   `herald_status_stream_client_bytes_peak`, `herald_status_stream_client_bytes_limit`,
+///   `herald_ready`;
 /// - the process: `process_resident_memory_bytes`, `process_cpu_seconds_total`,
 ///   `process_open_fds`, `process_max_fds`, `process_start_time_seconds`.
 enum StatusMetrics {
@@ -28,8 +30,14 @@ enum StatusMetrics {
         out.sample("herald_status_stream_clients", [:], Double(report.streams.clients))
         out.family("herald_status_stream_dropped_clients_total", .counter, "Clients of /events dropped for not reading fast enough.")
         out.sample("herald_status_stream_dropped_clients_total", [:], Double(report.streams.dropped))
-        out.family("herald_status_stream_buffered_bytes", .gauge, "Bytes of events waiting for /events clients, all together.")
+        out.family("herald_status_stream_buffered_bytes", .gauge, "Bytes of events held for /events clients (being written and waiting), all together.")
         out.sample("herald_status_stream_buffered_bytes", [:], Double(report.streams.bufferedBytes))
+        out.family("herald_status_stream_client_bytes_max", .gauge, "The most bytes of events one /events client holds now.")
+        out.sample("herald_status_stream_client_bytes_max", [:], Double(report.streams.largestClientBytes))
+        out.family("herald_status_stream_client_bytes_peak", .gauge, "The most bytes of events one /events client held at once since start.")
+        out.sample("herald_status_stream_client_bytes_peak", [:], Double(report.streams.peakClientBytes))
+        out.family("herald_status_stream_client_bytes_limit", .gauge, "The bound of bytes of events held for one /events client.")
+        out.sample("herald_status_stream_client_bytes_limit", [:], Double(report.streams.clientBufferLimit))
         out.family("herald_ready", .gauge, "1 once every service of the daemon has started, else 0.")
         out.sample("herald_ready", [:], report.ready ? 1 : 0)
         if let process = report.process { self.process(process, &out) }

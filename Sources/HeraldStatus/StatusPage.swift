@@ -4,7 +4,8 @@ import Foundation
 /// styles or images). It reads `/status` for the tables and `/events` (Server-Sent Events) for
 /// live updates: the loaders (state, last run, result, next run, new items), a chart of events
 /// per second per topic over the last five minutes (SVG, drawn in the page from the stream, so
-/// it starts when the page opens), the latest events, and each post scheduler's outbox.
+/// it starts when the page opens; at most 64 topics followed, later ones counted as `(other)`),
+/// the latest events, and each post scheduler's outbox.
 enum StatusPage {
     static let html = Data(source.utf8)
 
@@ -51,7 +52,8 @@ enum StatusPage {
     <script>
     "use strict";
     const SECONDS = 300, MAX_EVENTS = 50, COLORS = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#17becf"];
-    const counts = new Map();   // topic -> Map(second -> count)
+    const MAX_TOPICS = 64, OTHER = "(other)";
+    const counts = new Map();   // topic -> Map(second -> count); at most MAX_TOPICS topics, the rest as OTHER
     let total = 0, refreshQueued = false, lastRefresh = 0;
 
     function el(tag, text, cls) { const e = document.createElement(tag); if (text !== undefined) e.textContent = text; if (cls) e.className = cls; return e; }
@@ -114,6 +116,7 @@ enum StatusPage {
 
     function count(topic) {
       const second = Math.floor(Date.now() / 1000);
+      if (!counts.has(topic) && counts.size >= MAX_TOPICS) topic = OTHER;
       if (!counts.has(topic)) counts.set(topic, new Map());
       const series = counts.get(topic);
       series.set(second, (series.get(second) || 0) + 1);
@@ -125,6 +128,7 @@ enum StatusPage {
       const now = Math.floor(Date.now() / 1000), start = now - SECONDS + 1;
       const topics = [...counts.entries()].map(([t, s]) => {
         for (const k of s.keys()) if (k < start) s.delete(k);
+        if (s.size === 0) counts.delete(t);
         return [t, s, [...s.values()].reduce((a, b) => a + b, 0)];
       }).filter(x => x[2] > 0).sort((a, b) => b[2] - a[2]).slice(0, COLORS.length);
       let peak = 1;

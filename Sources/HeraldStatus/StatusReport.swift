@@ -149,8 +149,42 @@ public struct StatusReport: Sendable, Hashable, Codable {
         public var clients: Int
         /// Dropped since start for not reading.
         public var dropped: Int
-        /// Bytes of events waiting for them, all clients together (each at most its bound).
+        /// Bytes of events held for them (the buffers being written and those filling), all
+        /// clients together.
         public var bufferedBytes: Int = 0
+        /// The most bytes one client holds now.
+        public var largestClientBytes: Int = 0
+        /// The most bytes one client held at once since start: never more than
+        /// ``clientBufferLimit``.
+        public var peakClientBytes: Int = 0
+        /// The bound of bytes held for one client (0 where unknown).
+        public var clientBufferLimit: Int = 0
+
+        /// Counts of the stream's clients.
+        public init(clients: Int, dropped: Int, bufferedBytes: Int = 0, largestClientBytes: Int = 0, peakClientBytes: Int = 0,
+                    clientBufferLimit: Int = 0) {
+            self.clients = clients
+            self.dropped = dropped
+            self.bufferedBytes = bufferedBytes
+            self.largestClientBytes = largestClientBytes
+            self.peakClientBytes = peakClientBytes
+            self.clientBufferLimit = clientBufferLimit
+        }
+
+        private enum CodingKeys: String, CodingKey {
+            case clients, dropped, bufferedBytes, largestClientBytes, peakClientBytes, clientBufferLimit
+        }
+
+        /// Reads what ``StatusReport/json()`` wrote; counts an older endpoint did not write are 0.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            clients = try container.decode(Int.self, forKey: .clients)
+            dropped = try container.decode(Int.self, forKey: .dropped)
+            bufferedBytes = try container.decodeIfPresent(Int.self, forKey: .bufferedBytes) ?? 0
+            largestClientBytes = try container.decodeIfPresent(Int.self, forKey: .largestClientBytes) ?? 0
+            peakClientBytes = try container.decodeIfPresent(Int.self, forKey: .peakClientBytes) ?? 0
+            clientBufferLimit = try container.decodeIfPresent(Int.self, forKey: .clientBufferLimit) ?? 0
+        }
     }
 }
 

@@ -8,6 +8,13 @@ import HeraldSync
 /// scheduler as the daemon makes them. Parts register as they start; ``report(now:streams:)``
 /// reads them all through their own snapshot APIs, none of which waits for I/O.
 ///
+/// Per-topic counts are bounded, whoever makes the topics (another node, any NATS client that
+/// publishes under `herald.>`): the daemon's own topics (its loaders', its post rules', the
+/// bus's and the endpoint's) each have theirs; at most ``otherTopicSeries`` other topics get
+/// theirs, first come first served and kept for good; the rest are counted together as
+/// ``otherTopics``. No topic ever moves between its own counts and the fold, so every count,
+/// the fold's included, only grows, as a Prometheus counter must.
+///
 /// `Sendable`: its lists are behind a lock.
 public final class StatusSources: Sendable {
     /// A loader as the endpoint knows it.
@@ -33,15 +40,27 @@ public final class StatusSources: Sendable {
         var posters: [String: PostScheduler] = [:]
         var ready = false
         var readinessChecks: [@Sendable () -> String?] = []
+        /// Topics other than the daemon's own that have counts of their own.
+        var admittedTopics: Set<Topic> = []
     }
+
+    /// How many topics other than the daemon's own get counts of their own by default: 64.
+    public static let defaultOtherTopicSeries = 64
+    /// The name the other topics are counted under together: `(other)` (no topic is named so:
+    /// a topic with that name is counted there too).
+    public static let otherTopics = "(other)"
 
     /// The bus reported on.
     public let bus: EventBus
+    /// How many topics other than the daemon's own get counts of their own.
+    public let otherTopicSeries: Int
     private let parts = SyncLock(Parts())
 
-    /// Sources on `bus`, with no part registered yet and not ready.
-    public init(bus: EventBus) {
+    /// Sources on `bus`, with no part registered yet and not ready; `otherTopicSeries` topics
+    /// besides the daemon's own get counts of their own.
+    public init(bus: EventBus, otherTopicSeries: Int = StatusSources.defaultOtherTopicSeries) {
         self.bus = bus
+        self.otherTopicSeries = max(0, otherTopicSeries)
     }
 
     /// Adds (or replaces, by id) a loader.
@@ -85,10 +104,7 @@ public final class StatusSources: Sendable {
     func report(now: Date, streams: StatusReport.Streams, process: ProcessStatistics?) -> StatusReport {
         let parts = parts.withLock { $0 }
         let stats = bus.stats()
-        let topics = stats.topics.map { topic, counts in
-            StatusReport.Topic(topic: topic.name, published: counts.published, delivered: counts.delivered,
-                               dropped: counts.dropped, failed: counts.failed)
-        }.sorted { $0.topic < $1.topic }
+        let topics = topicCounts(stats.topics, own: Self.ownTopics(parts), admitted: parts.admittedTopics)
         let subscriptions = stats.subscriptions.map { sub in
             StatusReport.Subscription(id: sub.id, name: sub.name, pattern: sub.pattern, delivery: sub.delivery, delivered: sub.delivered,
                                       dropped: sub.dropped, failed: sub.failed, discarded: sub.discarded, queueDepth: sub.queueDepth,
@@ -110,6 +126,59 @@ public final class StatusSources: Sendable {
         return StatusReport(
             time: now, ready: notReadyReason == nil, bus: .init(published: stats.published, topics: topics, subscriptions: subscriptions),
             loaders: loaders, archives: archives, posts: posts, streams: streams, process: process)
+    }
+
+    /// The counts of each topic with counts of its own, by name, then of ``otherTopics``
+    /// together (when there are any). Admits newcomers while there is room, the busiest first.
+    private func topicCounts(_ all: [Herald.Topic: TopicStatistics], own: Set<Herald.Topic>,
+                             admitted known: Set<Herald.Topic>) -> [StatusReport.Topic] {
+        var admitted = known
+        let newcomers = all.filter { topic, _ in !own.contains(topic) && !known.contains(topic) && topic.name != Self.otherTopics }
+        if !newcomers.isEmpty, known.count < otherTopicSeries {
+            let ranked = newcomers.sorted { $0.value.published != $1.value.published ? $0.value.published > $1.value.published : $0.key < $1.key }
+            admitted = parts.withLock { parts in
+                // Another report may have admitted some meanwhile: the room is counted here.
+                for (topic, _) in ranked where parts.admittedTopics.count < otherTopicSeries {
+                    parts.admittedTopics.insert(topic)
+                }
+                return parts.admittedTopics
+            }
+        }
+        var topics: [StatusReport.Topic] = []
+        var other = StatusReport.Topic(topic: Self.otherTopics, published: 0, delivered: 0, dropped: 0, failed: 0)
+        var folded = false
+        for (topic, counts) in all {
+            if own.contains(topic) || admitted.contains(topic) {
+                topics.append(StatusReport.Topic(topic: topic.name, published: counts.published, delivered: counts.delivered,
+                                                 dropped: counts.dropped, failed: counts.failed))
+            } else {
+                folded = true
+                other.published &+= counts.published
+                other.delivered &+= counts.delivered
+                other.dropped &+= counts.dropped
+                other.failed &+= counts.failed
+            }
+        }
+        topics.sort { $0.topic < $1.topic }
+        if folded { topics.append(other) }
+        return topics
+    }
+
+    /// The topics of the daemon's own parts: the bus's reports, the endpoint's, and those of
+    /// each registered loader and post rule. Bounded by the configuration, whatever the network
+    /// sends.
+    private static func ownTopics(_ parts: Parts) -> Set<Herald.Topic> {
+        var topics: Set<Herald.Topic> = [SubscriberFailed.topic, EventsDropped.topic, DeadLetter.topic, StatusStreamDropped.topic]
+        for id in parts.loaders.keys {
+            for suffix in ["finished", "failed", "state.corrupt", "state.unwritable"] { topics.insert(LoaderTopics.topic(id, suffix)) }
+        }
+        for poster in parts.posters.values {
+            for rule in poster.rules.map(\.name) {
+                for what in ["sent", "failed", "held", "recorded"] { topics.insert(PostTopics.topic(rule, what)) }
+                if let upload = try? Herald.Topic(tokens: "upload", rule, "progress") { topics.insert(upload) }
+            }
+        }
+        return topics
     }
 
     private static func report(of loader: Loader) -> StatusReport.Loader {

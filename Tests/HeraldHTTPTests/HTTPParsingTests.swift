@@ -65,20 +65,20 @@ import Testing
 
     @Test func malformedRequestsAreAnswered400AndClosed() async throws {
         let server = try Self.start()
-        for garbage in ["NONSENSE\r\n\r\n", "GET / HTTP/1.1\r\nno colon here\r\n\r\n",
-                        "POST /1.1/x HTTP/1.1\r\nContent-Length: -5\r\n\r\n",
-                        "POST /1/t/objects/b HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n"] {
+        for garbage in ["NONSENSE\r\n\r\n", "GET / HTTP/1.1\r\nHost: x\r\nno colon here\r\n\r\n",
+                        "POST /1.1/x HTTP/1.1\r\nHost: x\r\nContent-Length: -5\r\n\r\n",
+                        "POST /1/t/objects/b HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n"] {
             let client = try #require(RawClient(port: server.port))
             client.send(garbage)
             let text = await client.read { _ in false }
             #expect(text.hasPrefix("HTTP/1.1 400 Bad Request"), "for \(garbage.debugDescription)")
         }
         let oversized = try #require(RawClient(port: server.port))
-        oversized.send("GET / HTTP/1.1\r\nX-Big: " + String(repeating: "a", count: 70_000) + "\r\n\r\n")
+        oversized.send("GET / HTTP/1.1\r\nHost: x\r\nX-Big: " + String(repeating: "a", count: 70_000) + "\r\n\r\n")
         #expect(await oversized.read { _ in false }.hasPrefix("HTTP/1.1 413"))
         // The server is still fine afterwards.
         let client = try #require(RawClient(port: server.port))
-        client.send("GET /_sandbox/health HTTP/1.1\r\nConnection: close\r\n\r\n")
+        client.send("GET /_sandbox/health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
         #expect(await client.read { _ in false }.hasSuffix(#"{"status":"ok"}"#))
         await server.stop()
     }
@@ -93,7 +93,7 @@ import Testing
             #expect(text.hasPrefix("HTTP/1.1 413") || text.hasPrefix("HTTP/1.1 400"), "for chunk size \(size)")
         }
         let client = try #require(RawClient(port: server.port))
-        client.send("GET /_sandbox/health HTTP/1.1\r\nConnection: close\r\n\r\n")
+        client.send("GET /_sandbox/health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
         #expect(await client.read { _ in false }.hasSuffix(#"{"status":"ok"}"#))
         await server.stop()
     }
@@ -118,7 +118,7 @@ import Testing
             _ = await client.read { _ in false }
         }
         let client = try #require(RawClient(port: server.port))
-        client.send("GET /_sandbox/health HTTP/1.1\r\nConnection: close\r\n\r\n")
+        client.send("GET /_sandbox/health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
         #expect(await client.read { _ in false }.hasSuffix(#"{"status":"ok"}"#))
         await server.stop()
     }
@@ -151,6 +151,60 @@ import Testing
         await server.stop()
     }
 
+    /// (what is wrong, the request): RFC 9112 §3.2 requires a 400 for an HTTP/1.1 request
+    /// without exactly one Host field of valid syntax, and §3.2 allows the authority form to
+    /// CONNECT only and the asterisk form to OPTIONS only.
+    @Test(arguments: [
+        ("no Host", "GET /_sandbox/health HTTP/1.1\r\n\r\n"),
+        ("no Host, bare LF", "GET /_sandbox/health HTTP/1.1\nConnection: close\n\n"),
+        ("two Host fields", "GET /_sandbox/health HTTP/1.1\r\nHost: x\r\nHost: x\r\n\r\n"),
+        ("a Host with a space and a slash", "GET /_sandbox/health HTTP/1.1\r\nHost: a b/c\r\n\r\n"),
+        ("a Host with userinfo", "GET /_sandbox/health HTTP/1.1\r\nHost: me@x\r\n\r\n"),
+        ("a target that is no form of RFC 9112", "GET _sandbox/health HTTP/1.1\r\nHost: x\r\n\r\n"),
+        ("the authority form outside CONNECT", "GET x:80 HTTP/1.1\r\nHost: x\r\n\r\n"),
+        ("the asterisk form outside OPTIONS", "GET * HTTP/1.1\r\nHost: x\r\n\r\n"),
+        ("CONNECT to a path", "CONNECT /_sandbox/health HTTP/1.1\r\nHost: x\r\n\r\n"),
+        ("an absolute form without a host", "GET http:///_sandbox/health HTTP/1.1\r\nHost: x\r\n\r\n"),
+    ])
+    func requestsWithoutOneValidHostOrWithAMisplacedTargetFormAre400(problem: String, request: String) async throws {
+        let server = try Self.start()
+        let client = try #require(RawClient(port: server.port))
+        client.send(request)
+        let received = await client.readToEnd()
+        #expect(received.text.hasPrefix("HTTP/1.1 400 Bad Request"), "for \(problem): \(received.text.prefix(200).debugDescription)")
+        #expect(received.closed)
+        #expect(server.requestsReceived == 0, "for \(problem): the handler saw it")
+        await server.stop()
+    }
+
+    /// Each target form reaches the handler where RFC 9112 §3.2 allows it: the absolute form as
+    /// its path and query (its host wins over Host, the scheme is case-insensitive), the
+    /// authority form of CONNECT and the asterisk form of OPTIONS as sent; an HTTP/1.0 request
+    /// may leave Host out.
+    @Test func everyTargetFormReachesTheHandlerWhereRFC9112AllowsIt() async throws {
+        let server = try HTTPServer(port: 0, handler: HTTPClosureHandler { request in
+            .text(200, "\(request.method) \(request.rawPath) ?\(request.rawQuery)|")
+        })
+        server.start()
+        let client = try #require(RawClient(port: server.port))
+        client.send("GET http://127.0.0.1:8420/status HTTP/1.1\r\nHost: 127.0.0.1:8420\r\n\r\n"
+            + "GET HTTP://other.example/events?topic=a.%3E&x HTTP/1.1\r\nHost: x\r\n\r\n"
+            + "HEAD http://x HTTP/1.1\r\nHost: x\r\n\r\n"
+            + "CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n"
+            + "OPTIONS * HTTP/1.1\r\nHost: x\r\n\r\n"
+            + "GET https://x:1?q HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        let text = await client.readToEnd().text
+        for answer in ["GET /status ?|", "GET /events ?topic=a.%3E&x|", "CONNECT example.com:443 ?|", "OPTIONS * ?|", "GET / ?q|"] {
+            #expect(text.contains(answer), "no \(answer) in \(text.debugDescription)")
+        }
+        #expect(occurrences(of: "HTTP/1.1 200 OK", in: text) == 6)
+        let old = try #require(RawClient(port: server.port))
+        old.send("GET /_sandbox/health HTTP/1.0\r\n\r\n")
+        #expect(await old.readToEnd().text.hasSuffix("GET /_sandbox/health ?|"))
+        #expect(server.requestsReceived == 7)
+        await server.stop()
+    }
+
     @Test func identicalDuplicateContentLengthsAreOneLength() async throws {
         let server = try Self.start()
         let client = try #require(RawClient(port: server.port))
@@ -170,7 +224,7 @@ import Testing
         #expect(text.hasSuffix(#"{"status":"ok"}"#))
 
         let chunked = try #require(RawClient(port: server.port))
-        chunked.send("POST /1/sandbox-tenant/objects/todos HTTP/1.1\nX-Application-Id: sandbox-app-id\n"
+        chunked.send("POST /1/sandbox-tenant/objects/todos HTTP/1.1\nHost: x\nX-Application-Id: sandbox-app-id\n"
             + "X-Application-Key: sandbox-app-key\nContent-Type: application/json\nTransfer-Encoding: chunked\nConnection: close\n\n"
             + "4\n{\"a\"\n3\n:1}\n0\n\n")
         let created = await chunked.readToEnd().text

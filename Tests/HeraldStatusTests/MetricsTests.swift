@@ -185,6 +185,66 @@ final class ScriptedPosts: PostService {
         try await running.stop()
     }
 
+    /// RFC 9112 on the endpoint: no Host is 400, the absolute form is served, CONNECT is 405.
+    @Test func aRequestWithoutHostIs400TheAbsoluteFormIsServedAndConnectIs405() async throws {
+        let running = try await RunningEndpoint.start(StatusSources(bus: EventBus()))
+        let authority = "127.0.0.1:\(running.port)"
+        let noHost = try #require(RawClient(port: running.port))
+        noHost.send("GET /healthz HTTP/1.1\r\n\r\n")
+        let refused = await noHost.readToEnd()
+        #expect(refused.text.hasPrefix("HTTP/1.1 400 Bad Request"), "got \(refused.text.debugDescription)")
+        #expect(refused.text.contains("Host"))
+
+        let absolute = try #require(RawClient(port: running.port))
+        absolute.send("GET http://\(authority)/status HTTP/1.1\r\nHost: \(authority)\r\nConnection: close\r\n\r\n")
+        let status = await absolute.readToEnd().text
+        #expect(status.hasPrefix("HTTP/1.1 200 OK"), "got \(status.prefix(200).debugDescription)")
+        let body = try #require(status.components(separatedBy: "\r\n\r\n").last)
+        #expect((try? StatusReport.decode(Data(body.utf8))) != nil)
+
+        let connect = try #require(RawClient(port: running.port))
+        connect.send("CONNECT \(authority) HTTP/1.1\r\nHost: \(authority)\r\nConnection: close\r\n\r\n")
+        let answer = await connect.readToEnd().text
+        #expect(answer.hasPrefix("HTTP/1.1 405 Method Not Allowed"), "got \(answer.prefix(200).debugDescription)")
+        #expect(answer.contains("Allow: GET, HEAD"))
+        try await running.stop()
+    }
+
+    /// Issue 17 #10: topics made up elsewhere (another node, any NATS client) must not make a
+    /// series each. The daemon's own topics keep theirs; 64 others get one, first come first
+    /// served and kept; the rest are counted together as topic="(other)".
+    @Test func topicsBeyondTheCapAreCountedTogetherAsOther() async throws {
+        let bus = EventBus()
+        let sources = StatusSources(bus: bus)
+        sources.add(StatusSources.Loader(id: "home", kind: "timeline", monitor: ScheduleMonitor()))
+        let running = try await RunningEndpoint.start(sources)
+        func topicSeries() async throws -> [String: Double] {
+            samples(try await running.get("/metrics").body).filter { $0.key.hasPrefix("herald_events_published_total{") }
+        }
+        for n in 0..<300 { try bus.post(Ping(topic: Topic(validating: "remote.first.t\(n)"), n: n)) }
+        // The loader's own topic, published after the flood, still has its series.
+        try bus.post(Ping(topic: LoaderTopics.topic("home", "finished"), n: 0))
+        let first = try await topicSeries()
+        #expect(first.count == 64 + 2, "got \(first.count) series")
+        #expect(first[#"herald_events_published_total{topic="loader.home.finished"}"#] == 1)
+        let folded: Double = 300 - 64
+        #expect(first[#"herald_events_published_total{topic="(other)"}"#] == folded)
+        #expect(first.values.reduce(0, +) == 301)
+
+        // More new topics: the series already made stay, the new topics go to (other).
+        for n in 0..<100 { try bus.post(Ping(topic: Topic(validating: "remote.second.t\(n)"), n: n)) }
+        let second = try await topicSeries()
+        #expect(Set(second.keys) == Set(first.keys))
+        #expect(second[#"herald_events_published_total{topic="(other)"}"#] == folded + 100)
+
+        // /status says the same, as long.
+        let report = try StatusReport.decode(Data(try await running.get("/status").body.utf8))
+        #expect(report.bus.topics.count == 64 + 2)
+        #expect(report.bus.topics.first { $0.topic == "(other)" }?.published == 336)
+        #expect(report.bus.topics.contains { $0.topic == "loader.home.finished" })
+        try await running.stop()
+    }
+
     @Test func labelValuesAndHelpAreEscapedAsTheFormatSays() {
         #expect(PrometheusText.escapeLabel(#"a"b\c"# + "\nd") == #"a\"b\\c\nd"#)
         #expect(PrometheusText.escapeHelp("x\\y\nz") == #"x\\y\nz"#)

@@ -103,3 +103,37 @@ import Testing
 }
 
 import Foundation
+
+/// `TopicPatternIndex`: the bus's trie for other code (the status endpoint's `/events` clients).
+@Suite struct TopicPatternIndexTests {
+    @Test func aTopicFindsTheValuesOfItsMatchingPatternsVisitingOnlyItsBranches() throws {
+        let index = TopicPatternIndex<String>()
+        try index.insert("exact", for: "loader.home.finished")
+        try index.insert("one", for: "loader.*.finished")
+        try index.insert("rest", for: "loader.>")
+        try index.insert("other", for: "post.>")
+        for n in 0..<1000 { try index.insert("idle\(n)", for: TopicPattern(validating: "idle.\(n).>")) }
+        #expect(index.count == 1004)
+
+        var found: [String] = []
+        let visited = index.match("loader.home.finished", into: &found)
+        #expect(found.sorted() == ["exact", "one", "rest"])
+        // root, loader, home, finished, *, finished: the 1,000 idle patterns are not looked at.
+        #expect(visited == 6)
+
+        found = []
+        index.match("loader.home.failed", into: &found)
+        #expect(found == ["rest"])
+        found = []
+        index.match("loader", into: &found)
+        #expect(found.isEmpty, "> needs one more token")
+
+        #expect(index.remove(for: "loader.*.finished") { $0 == "one" })
+        #expect(!index.remove(for: "loader.*.finished") { $0 == "one" })
+        found = []
+        index.match("loader.home.finished", into: &found)
+        #expect(found.sorted() == ["exact", "rest"])
+        #expect(throws: EventBusError.self) { try index.insert("bad", for: "a..b") }
+        #expect(index.count == 1003)
+    }
+}
