@@ -56,11 +56,12 @@ enum HelpText {
         case "post": """
             USAGE: herald post TEXT [--media FILE] [--config PATH] [--service NAME]
 
-            Posts one status through the configuration's twitter service, with an MP4 video if
-            --media is given. The video is checked against the service's limits first (MP4, at
-            most 15 MB, 0.5 to 30 s, 32x32 to 1280x1024, aspect 1:3 to 3:1, at most 40 fps), then
-            sent with the chunked upload; a progress bar shows on a terminal, plain lines
-            otherwise. Prints the new status's id. A service pointing at the embedded sandbox
+            Posts one status through the configuration's twitter service (v1.1 or X API v2) or,
+            with --service or when there is no twitter service, its mastodon service, with an MP4
+            video if --media is given. The video is checked against the service's limits first
+            (MP4, at most 15 MB, 0.5 to 30 s, 32x32 to 1280x1024, aspect 1:3 to 3:1, at most 40
+            fps), then sent with the chunked upload (on Mastodon, uploaded and waited for until
+            processed); a progress bar shows on a terminal, plain lines otherwise. Prints the new status's id. A service pointing at the embedded sandbox
             starts it for this post only (run 'herald sandbox' to keep one running).
 
             SIGINT (Ctrl-C) or SIGTERM stops the upload or the request in flight; one line then
@@ -71,7 +72,8 @@ enum HelpText {
             OPTIONS:
               --media FILE       attach this MP4 video
               --config PATH      the configuration (default: config.json)
-              --service NAME     the twitter service to use (needed when there are several)
+              --service NAME     the twitter or mastodon service to use (default: the only
+                                 twitter service, else the only mastodon service)
               -h, --help         show this help
 
             Exit codes: 0 posted, 1 the post failed, 2 usage or configuration error,

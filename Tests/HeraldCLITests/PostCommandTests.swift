@@ -78,7 +78,7 @@ import Testing
         (["post", "a", "--loud"], "herald: unknown option '--loud' for 'post' (see 'herald post --help')\n"),
         (["post", "a", "--media"], "herald: --media needs a value\n"),
         (["post", "a", "--media", "missing.mp4"], "herald: --media missing.mp4: no such file\n"),
-        (["post", "a", "--service", "tiqav"], "herald: service \"tiqav\" is a tiqav service; posts go to a twitter service\n"),
+        (["post", "a", "--service", "tiqav"], "herald: service \"tiqav\" is a tiqav service; posts go to a twitter or mastodon service\n"),
     ])
     func badInputIsOneClearLineWithExitCode2(arguments: [String], message: String) async throws {
         let herald = try #require(Self.herald)

@@ -2,12 +2,12 @@ import Foundation
 import HeraldSandbox
 import HeraldServices
 
-/// One status posted through a configured Twitter-style service, optionally with an MP4 video
+/// One status posted through a configured Twitter-style, X API v2 or Mastodon service, optionally with an MP4 video
 /// (validated locally, then sent with the chunked upload): what `herald post` does.
 public struct SinglePost: Sendable {
     /// The configuration whose service is used.
     public var configuration: HeraldConfiguration
-    /// The service's name; nil picks the only twitter service.
+    /// The service's name; nil picks the only twitter service (else the only mastodon one).
     public var service: String?
 
     public init(configuration: HeraldConfiguration, service: String? = nil) {
@@ -45,24 +45,32 @@ public struct SinglePost: Sendable {
         case sendingStatus
     }
 
-    /// The twitter service to post through.
+    /// The service to post through: a twitter service (v1.1 or X API v2) or a mastodon one.
     ///
-    /// - Throws: ``DaemonError`` when there is none, several and no name, or the named one is
-    ///   not a twitter service.
+    /// - Throws: ``DaemonError`` when there is none, several and no name, or the named one
+    ///   cannot post statuses.
     public func serviceName() throws(DaemonError) -> String {
-        let twitter = configuration.services.keys.filter { configuration.services[$0]?.kind == "twitter" }.sorted()
+        let postable = ["twitter", "mastodon"]
+        let names = { (kind: String) in configuration.services.keys.filter { configuration.services[$0]?.kind == kind }.sorted() }
         if let service {
             guard let kind = configuration.services[service]?.kind else {
-                throw DaemonError("no service named \"\(service)\" (twitter services: \(twitter.joined(separator: ", ")))")
+                let candidates = postable.flatMap(names)
+                throw DaemonError("no service named \"\(service)\" (services that post: \(candidates.joined(separator: ", ")))")
             }
-            guard kind == "twitter" else { throw DaemonError("service \"\(service)\" is a \(kind) service; posts go to a twitter service") }
+            guard postable.contains(kind) else {
+                throw DaemonError("service \"\(service)\" is a \(kind) service; posts go to a twitter or mastodon service")
+            }
             return service
         }
-        guard let only = twitter.first else { throw DaemonError("the configuration has no twitter service to post to") }
-        guard twitter.count == 1 else {
-            throw DaemonError("several twitter services (\(twitter.joined(separator: ", "))); choose one with --service")
+        // The only twitter service, as before Mastodon existed; else the only mastodon service.
+        for kind in postable {
+            let found = names(kind)
+            if found.count > 1 {
+                throw DaemonError("several \(kind) services (\(found.joined(separator: ", "))); choose one with --service")
+            }
+            if let only = found.first { return only }
         }
-        return only
+        throw DaemonError("the configuration has no twitter or mastodon service to post to")
     }
 
     /// Posts `text` with `media` (the bytes of an MP4 file), reporting upload steps and stages.
@@ -84,6 +92,13 @@ public struct SinglePost: Sendable {
             }
         }
         do {
+            if case .mastodon? = configuration.services[name] {
+                let client = try ServiceDirectory(configuration: configuration, sandbox: sandbox, transport: SchemeRoutingTransport())
+                    .mastodon(name, clock: ContinuousClock(), now: { Date() })
+                let posted = try await Self.postMastodon(client, text, media: media, progress: progress, stage: stage)
+                await sandbox?.stop()
+                return Posted(statusID: posted.id, service: name, sandboxURL: sandbox?.baseURL, mediaID: posted.mediaID)
+            }
             if case .x? = configuration.services[name] {
                 let client = try ServiceDirectory(configuration: configuration, sandbox: sandbox, transport: SchemeRoutingTransport()).x(name)
                 let posted = try await Self.postX(client, text, media: media, progress: progress, stage: stage)
