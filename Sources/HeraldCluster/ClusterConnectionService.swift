@@ -8,10 +8,16 @@ import HeraldSync
 /// connection when the group stops it, after every service that uses it.
 ///
 /// Under ``ClusterSettings/Startup/fail`` it tries for ``ClusterSettings/connectWait`` (with
-/// backoff) and then fails the group, naming every server's error (`herald` exits 1); under
+/// backoff; the last attempt starts when the wait ends) and then fails the group, naming every
+/// server's error and how long it tried (`herald` exits 1); under
 /// ``ClusterSettings/Startup/wait`` it tries for as long as it takes, and the services before
 /// it (the log, the archive) run meanwhile. A stream or bucket that exists with other settings
-/// is never retried: it fails the group at once.
+/// is never retried: it fails the group at once. Asked to shut down while it tries (a signal at
+/// start-up), it stops trying at once, the attempt in flight included, and ends without error.
+///
+/// Readiness (``notConnectedReason``) follows the connection's reports and what the node's
+/// cluster work gets: a lease renewal, a publish or a pull that got no answer makes the node not
+/// ready until the next one of its kind is answered.
 public final class ClusterConnectionService<C: Clock>: Service, Sendable where C.Duration == Duration {
     private let settings: ClusterSettings
     private let connector: ClusterConnector
@@ -19,6 +25,7 @@ public final class ClusterConnectionService<C: Clock>: Service, Sendable where C
     private let clock: C
     private let connected = SyncLock<(any ClusterBackend)?>(nil)
     private let down = SyncLock<String?>("not connected yet")
+    private let health = ClusterHealth()
 
     /// A connection service.
     public init(settings: ClusterSettings, connector: @escaping ClusterConnector, bus: EventBus, clock: C) {
@@ -28,12 +35,14 @@ public final class ClusterConnectionService<C: Clock>: Service, Sendable where C
         self.clock = clock
     }
 
-    /// The backend, once connected (the services after this one are made after that).
+    /// The backend, once connected (the services after this one are made after that). Its
+    /// publisher, consumers and lease bucket report to this service's readiness.
     public var backend: (any ClusterBackend)? { connected.withLock { $0 } }
 
-    /// Why the node is not connected to NATS now (nil while it is): the status endpoint's
-    /// `/readyz` answers 503 with it.
-    public var notConnectedReason: String? { down.withLock { $0 } }
+    /// Why the node cannot do its cluster work now (nil while it can): the connection is down,
+    /// or the last lease renewal, publish or pull of some kind got no answer. The status
+    /// endpoint's `/readyz` answers 503 with it.
+    public var notConnectedReason: String? { down.withLock { $0 } ?? health.problem }
 
     /// Follows the connection's reports: down on a disconnect or close, up again on a
     /// (re)connect.
@@ -47,7 +56,18 @@ public final class ClusterConnectionService<C: Clock>: Service, Sendable where C
 
     /// Connects, runs until shut down, closes.
     public func run() async throws {
-        let backend = try await connect()
+        let made: any ClusterBackend
+        do {
+            made = try await cancelWhenGracefulShutdown { try await self.connect() }
+        } catch {
+            // A signal while the node still tries: nothing started, nothing to report.
+            if Task.isShuttingDownGracefully {
+                down.withLock { $0 = "stopped before it connected" }
+                return
+            }
+            throw error
+        }
+        let backend = health.tracking(made)
         connected.withLock { $0 = backend }
         down.withLock { $0 = nil }
         let forwarding = Task { [bus, self] in
@@ -71,16 +91,25 @@ public final class ClusterConnectionService<C: Clock>: Service, Sendable where C
                 return try await connector(settings)
             } catch {
                 let error = error as? ClusterError ?? .refused("\(error)")
-                guard error.isUnavailable, !error.isCancelled else { throw ClusterStartError("cluster: \(error.message)") }
-                if settings.startup == .fail, started.duration(to: clock.now) + pause > settings.connectWait {
+                guard error.isUnavailable, !error.isCancelled, !Task.isCancelled else { throw ClusterStartError("cluster: \(error.message)") }
+                let elapsed = started.duration(to: clock.now)
+                if settings.startup == .fail, elapsed >= settings.connectWait {
                     throw ClusterStartError("cluster: cannot reach NATS at \(settings.servers.map(\.absoluteString).joined(separator: ", ")) "
-                                            + "(tried for \(settings.connectWait)): \(error.message)")
+                                            + "(tried for \(Self.seconds(elapsed))): \(error.message)")
                 }
                 _ = try? await bus.publish(ClusterConnectionChanged(node: settings.node, kind: "waiting", detail: error.message), from: "cluster")
-                try await clock.sleep(for: pause)
+                // The last attempt comes when the wait ends, not a whole pause before it.
+                let wait = settings.startup == .fail ? min(pause, settings.connectWait - elapsed) : pause
+                try await clock.sleep(for: wait)
                 pause = min(pause * 2, .seconds(5))
             }
         }
+    }
+
+    /// `3.0 seconds`, to a tenth.
+    static func seconds(_ duration: Duration) -> String {
+        let tenths = max(0, Int((duration / .milliseconds(100)).rounded()))
+        return "\(tenths / 10).\(tenths % 10) seconds"
     }
 }
 

@@ -65,6 +65,10 @@ public struct ClusterEventCodec: Sendable {
         guard message.subject.hasPrefix(prefix), let topic = try? Topic(validating: String(message.subject.dropFirst(prefix.count))) else {
             return .malformed("the subject \"\(Self.excerpt(message.subject))\" is not herald.<topic>")
         }
+        if let problem = message.headerProblem {
+            // Without its headers the message cannot say which node sent it (this one, maybe).
+            return .malformed("its header block cannot be read: \(problem)")
+        }
         let origin: String
         switch message.header(Self.nodeHeader) {
         case nil:

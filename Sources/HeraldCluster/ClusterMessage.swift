@@ -6,6 +6,8 @@ public struct ClusterMessage: Sendable, Hashable {
     public var headers: [Header]
     /// The body.
     public var payload: [UInt8]
+    /// Why the message's header block could not be read (then ``headers`` is empty), or nil.
+    public var headerProblem: String?
 
     /// One header.
     public struct Header: Sendable, Hashable {
@@ -22,10 +24,11 @@ public struct ClusterMessage: Sendable, Hashable {
     }
 
     /// A message.
-    public init(subject: String, headers: [Header] = [], payload: [UInt8]) {
+    public init(subject: String, headers: [Header] = [], payload: [UInt8], headerProblem: String? = nil) {
         self.subject = subject
         self.headers = headers
         self.payload = payload
+        self.headerProblem = headerProblem
     }
 
     /// The first value of header `name` (compared without case, as HTTP-style headers are).

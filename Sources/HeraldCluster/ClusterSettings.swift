@@ -22,6 +22,10 @@ public struct ClusterSettings: Sendable, Hashable {
     public static let defaultPostStream = "HERALD_POSTS"
     public static let defaultLeaseBucket = "herald_leases"
     public static let defaultStateBucket = "herald_state"
+    /// The default ``maxPayload``: 8 MiB (nats-server's own default `max_payload` is 1 MiB).
+    public static let defaultMaxPayload = 8 * 1024 * 1024
+    /// The range ``maxPayload`` may take: 1 KiB to 64 MiB (the most nats-server allows).
+    public static let maxPayloadRange = 1024...(64 * 1024 * 1024)
 
     /// The servers, `nats://host:port`, tried in order at start and on every reconnect.
     public var servers: [URL]
@@ -59,13 +63,17 @@ public struct ClusterSettings: Sendable, Hashable {
     /// The only directory a node reads media from when an intent taken from the post queue
     /// names a file; nil: such intents post no media.
     public var mediaDirectory: URL?
+    /// The largest message in bytes (headers and body) the node takes from NATS or publishes;
+    /// the server's `max_payload` counts when smaller. A larger incoming message is a protocol
+    /// error (the connection is made again), so give every node of a cluster the same.
+    public var maxPayload: Int
 
     /// Settings with the documented defaults.
     public init(servers: [URL], node: String, export: [String] = [">"], stream: String = Self.defaultStream, replicas: Int = 1,
                 leaseTTL: Duration = .seconds(15), dedupeWindow: Duration = .seconds(120), maxAge: Duration = .seconds(86_400),
                 ackWait: Duration = .seconds(30), postStream: String = Self.defaultPostStream,
                 leaseBucket: String = Self.defaultLeaseBucket, stateBucket: String = Self.defaultStateBucket,
-                startup: Startup = .fail, connectWait: Duration = .seconds(10)) {
+                startup: Startup = .fail, connectWait: Duration = .seconds(10), maxPayload: Int = Self.defaultMaxPayload) {
         self.servers = servers
         self.node = node
         self.export = export
@@ -80,6 +88,7 @@ public struct ClusterSettings: Sendable, Hashable {
         self.stateBucket = stateBucket
         self.startup = startup
         self.connectWait = connectWait
+        self.maxPayload = maxPayload
     }
 
     /// The node name events from a publisher that is not a Herald node are marked with.

@@ -64,8 +64,7 @@ public final class NATSClusterBackend: ClusterBackend {
 
     /// ``connect(_:)`` with the concrete type (tests read the stream through ``jetStream``).
     public static func open(_ settings: ClusterSettings) async throws -> NATSClusterBackend {
-        var options = NATSConnectionOptions(servers: settings.servers.map(\.absoluteString), name: "herald-\(settings.node)")
-        options.pingInterval = .seconds(20)
+        let options = connectionOptions(for: settings)
         let connection: NATSConnection
         do {
             connection = try NATSConnection(options: options)
@@ -82,9 +81,25 @@ public final class NATSClusterBackend: ClusterBackend {
             return NATSClusterBackend(connection: connection, jetStream: jetStream, settings: settings, provisioner: provisioner,
                                       leases: leases, states: states)
         } catch {
+            // A request that timed out behind a connection that keeps failing (a server that
+            // closes after the handshake, say) names that failure, not the request.
+            let problem = connection.connectionProblem
             await connection.close()
+            if let problem, error.isUnavailable {
+                throw ClusterError.unavailable("the connection keeps failing: \(problem); \(error.message)")
+            }
             throw error
         }
+    }
+
+    /// The client's options for a node: a server that stops answering is found stale (two
+    /// pings unanswered, then the check at the third) within the lease's TTL, at most every 20 s.
+    static func connectionOptions(for settings: ClusterSettings) -> NATSConnectionOptions {
+        var options = NATSConnectionOptions(servers: settings.servers.map(\.absoluteString), name: "herald-\(settings.node)")
+        options.maxPayload = settings.maxPayload
+        options.maxPingsOutstanding = 2
+        options.pingInterval = max(.milliseconds(100), min(.seconds(20), settings.leaseTTL / 5))
+        return options
     }
 
     /// Closes the connection (after flushing what is queued: acks, the last publishes).

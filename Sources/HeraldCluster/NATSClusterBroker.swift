@@ -56,7 +56,8 @@ struct NATSPullConsumer: ClusterPullConsumer {
         return messages.map { delivered in
             let message = delivered.message
             let headers = (message.headers?.fields ?? []).map { ClusterMessage.Header($0.name, $0.value) }
-            return ClusterDelivery(message: ClusterMessage(subject: message.subject, headers: headers, payload: message.payload),
+            return ClusterDelivery(message: ClusterMessage(subject: message.subject, headers: headers, payload: message.payload,
+                                                           headerProblem: message.headerProblem),
                                    deliveryCount: Int(clamping: delivered.metadata.deliveries)) { (settlement) throws(ClusterError) in
                 do {
                     switch settlement {

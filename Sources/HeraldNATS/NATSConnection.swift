@@ -39,9 +39,11 @@ public final class NATSConnection: Sendable {
     public var events: AsyncStream<NATSEvent> { core.events }
 
     /// Connects to the first server of the list that accepts (INFO, CONNECT, PING/PONG).
-    /// Calling it again while connected returns at once.
+    /// Calling it again while connected returns at once. Cancelling the calling task while the
+    /// first connection is being made closes the connection (for every caller waiting here).
     /// - Throws: ``NATSError`` `.connectionFailed` listing each server's reason when none
-    ///   accepted (unless ``NATSConnectionOptions/retryOnFailedConnect``), `.closed` after close.
+    ///   accepted (unless ``NATSConnectionOptions/retryOnFailedConnect``), `.cancelled` when the
+    ///   task was cancelled, `.closed` after close.
     public func connect() async throws {
         try await core.start()
     }
@@ -52,7 +54,7 @@ public final class NATSConnection: Sendable {
     ///   - reply: a subject the receiver should answer on.
     ///   - headers: sent with `HPUB` when given.
     /// - Throws: ``NATSError``: `.invalidSubject`, `.payloadTooLarge` (over the server's
-    ///   `max_payload`), `.bufferFull` while disconnected with a full buffer (also reported as a
+    ///   `max_payload` or ``NATSConnectionOptions/maxPayload``), `.bufferFull` while disconnected with a full buffer (also reported as a
     ///   ``NATSEvent/dropped(messages:bytes:)``), `.closed`.
     public func publish(_ subject: String, reply: String? = nil, headers: NATSHeaders? = nil, payload: [UInt8] = []) throws(NATSError) {
         try Self.publishing(payload) { (bytes) throws(NATSError) in
@@ -147,6 +149,12 @@ public final class NATSConnection: Sendable {
 
     /// The servers the client would try, in order (configured, then discovered).
     public var knownServers: [String] { core.state.withLock { $0.servers.map(\.description) } }
+
+    /// Why the connection is not known to be healthy: the reason the last connection was lost or
+    /// the last attempt failed (`host:port: reason`), until a connection answers a PING sent
+    /// after its handshake; nil while healthy. A request that timed out meanwhile can name this
+    /// as its cause.
+    public var connectionProblem: String? { core.state.withLock { $0.problem } }
 
     /// Counters: messages and bytes in and out, reconnects, drops.
     public var statistics: NATSConnectionStatistics { core.state.withLock { $0.statistics } }

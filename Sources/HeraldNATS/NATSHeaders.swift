@@ -118,6 +118,9 @@ extension NATSHeaders {
         return count
     }
 
+    /// The smallest header block: `NATS/1.0`, its line end and the empty line that ends the block.
+    static let minimumBlockSize = 12
+
     /// Parses a header block of an `HMSG`.
     /// - Throws: a reason (without position; the parser adds it) when the block is malformed.
     static func parse(_ block: ArraySlice<UInt8>) throws(HeaderBlockError) -> NATSHeaders {
@@ -144,16 +147,17 @@ extension NATSHeaders {
         if !statusText.isEmpty {
             let code = String(statusText.prefix { $0 != " " })
             guard code.count == 3, let status = Int(code) else {
-                throw HeaderBlockError(reason: "the status '\(statusText.prefix(40))' is not a three-digit code")
+                throw HeaderBlockError(reason: "the status '\(shown(Array(statusText.utf8)[...]))' is not a three-digit code")
             }
             headers.status = status
             let description = String(statusText.dropFirst(code.count)).trimmingSpaces
             headers.statusDescription = description.isEmpty ? nil : description
         }
         for line in lines.dropFirst() where !line.isEmpty {
-            guard let colon = line.firstIndex(of: UInt8(ascii: ":")), colon > line.startIndex else {
-                throw HeaderBlockError(reason: "the header line '\(String(decoding: line.prefix(40), as: UTF8.self))' has no name")
+            guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else {
+                throw HeaderBlockError(reason: "the header line '\(shown(line))' has no colon")
             }
+            guard colon > line.startIndex else { throw HeaderBlockError(reason: "the header line '\(shown(line))' has no name") }
             let name = String(decoding: line[line.startIndex..<colon], as: UTF8.self)
             let value = String(decoding: line[(colon + 1)...], as: UTF8.self).trimmingSpaces
             headers.fields.append((name, value))
@@ -162,7 +166,17 @@ extension NATSHeaders {
     }
 }
 
-/// Why a header block did not parse (the parser turns it into a ``NATSProtocolError``).
+extension NATSHeaders {
+    /// Up to 40 bytes of a line as printable ASCII, anything else escaped (it goes into errors
+    /// and events).
+    static func shown(_ line: ArraySlice<UInt8>) -> String {
+        String(decoding: line.prefix(40), as: UTF8.self).unicodeScalars
+            .map { $0.value >= 32 && $0.value < 127 ? String($0) : "\\u{\(String($0.value, radix: 16))}" }.joined()
+    }
+}
+
+/// Why a header block did not parse (the parser hands the message over with it as
+/// ``NATSMessage/headerProblem``).
 struct HeaderBlockError: Error {
     var reason: String
 }

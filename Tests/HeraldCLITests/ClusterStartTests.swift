@@ -26,9 +26,14 @@ import Testing
 extension ClusterStartTests {
     /// The shipped config.json with `cluster` as its cluster section (with an intent secret unless
     /// it names one), written in `directory`.
-    static func shippedConfig(in directory: URL, cluster: [String: Any]) throws -> URL {
+    static func shippedConfig(in directory: URL, cluster: [String: Any], logsCluster: Bool = false) throws -> URL {
         let shipped = try Data(contentsOf: BuiltProducts.packageRoot.appendingPathComponent("config.json"))
         var object = try #require(try JSONSerialization.jsonObject(with: shipped) as? [String: Any])
+        if logsCluster, var subscribers = object["subscribers"] as? [String: Any], var console = subscribers["console"] as? [String: Any] {
+            console["topics"] = ((console["topics"] as? [String]) ?? []) + ["cluster.>"]
+            subscribers["console"] = console
+            object["subscribers"] = subscribers
+        }
         object["$schema"] = nil
         object["state"] = directory.appendingPathComponent("state").path
         var cluster = cluster
@@ -39,6 +44,33 @@ extension ClusterStartTests {
         let config = directory.appendingPathComponent("config.json")
         try JSONSerialization.data(withJSONObject: object).write(to: config)
         return config
+    }
+
+    /// SIGTERM or SIGINT while the node waits for NATS stops it at once with exit 0, however long
+    /// the connect wait (an hour here; `startup: wait` would wait for ever). Before: "stopping",
+    /// then the signal was ignored for the whole wait, and only a second one stopped it (exit 1).
+    /// Nothing listens on port 1 (every attempt is refused at once); the silent server accepts and
+    /// never answers (the signal comes during an attempt).
+    @Test(.timeLimit(.minutes(10)), arguments: ["refused", "silent"])
+    func aSignalWhileTheNodeWaitsForNATSStopsItAtOnceWithExit0(_ server: String) async throws {
+        let herald = try #require(RunCommandTests.herald)
+        let silent = server == "silent" ? try FakeNATSServer(greeting: .silent) { session in session.readToEnd() } : nil
+        defer { silent?.stop() }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("herald-cluster-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let config = try Self.shippedConfig(in: directory, cluster: [
+            "servers": [silent?.url ?? "nats://127.0.0.1:1"], "node": "a", "connectWait": "1h", "startup": silent == nil ? "fail" : "wait",
+        ], logsCluster: true)
+        let child = try ChildProcess(herald, ["run", "--config", config.path])
+        let waiting = await child.waitForStandardError { $0.contains("cluster: waiting: ") }
+        #expect(waiting, "stderr: \(child.stderr)")
+        if let silent { await silent.waitForConnections(2) }
+        child.signal(silent == nil ? SIGTERM : SIGINT)
+        let result = try #require(await child.finish())
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        #expect(result.stderr.contains("herald: stopping\n") && result.stderr.contains("herald: stopped"), "stderr: \(result.stderr)")
+        #expect(!result.stderr.contains("stopping at once"))
     }
 
     /// A stream that exists with other settings than the cluster section's is not changed: the

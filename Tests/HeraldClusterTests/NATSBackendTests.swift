@@ -16,6 +16,10 @@ struct NATSBackendTests {
         let settings = ClusterTestSettings.make([server.url], node: "a", leaseTTL: .seconds(3), ackWait: .seconds(4))
         let a = try await NATSClusterBackend.open(settings)
         let b = try await NATSClusterBackend.open(ClusterTestSettings.make([server.url], node: "b", leaseTTL: .seconds(3), ackWait: .seconds(4)))
+        // A server that stops answering is found stale (pings unanswered) within the lease's TTL.
+        let options = a.connection.options
+        #expect(options.pingInterval * (options.maxPingsOutstanding + 1) <= settings.leaseTTL, "\(options.pingInterval)")
+        #expect(options.maxPayload == settings.maxPayload)
         let js = a.jetStream
         let events = try await js.streamInfo("HERALD").config
         #expect(events.subjects == ["herald.>"] && events.replicas == 1 && events.retention == .limits)

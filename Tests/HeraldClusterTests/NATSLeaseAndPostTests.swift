@@ -69,6 +69,13 @@ private final class CountingPostService: PostService {
     }
 }
 
+/// The first value kept, of many offered.
+private final class FirstValue<T: Sendable>: Sendable {
+    private let storage = SyncLock<T?>(nil)
+    func keep(_ value: T) { storage.withLock { if $0 == nil { $0 = value } } }
+    var value: T? { storage.withLock { $0 } }
+}
+
 private actor IdleLoader: Loader {
     nonisolated let id: String
     init(id: String) { self.id = id }
@@ -148,6 +155,44 @@ struct NATSLeaseAndPostTests {
         #expect(try await a.leases.get("loader.home") == nil)
         await a.close()
         await b.close()
+    }
+
+    /// Before: a frozen server (SIGSTOP) cost the node its lease while `/readyz` still said ready
+    /// (two missed pings 20 s apart, 60 s). Now the failed renewal makes the node not ready before
+    /// the loss is published, and the connection pings often enough to be found stale within
+    /// the lease's TTL.
+    @Test func aFrozenServerMakesTheNodeNotReadyBeforeItsLeaseIsLost() async throws {
+        let server = try await NATSServerProcess.start()
+        defer { Task { await server.stop() } }
+        let settings = ClusterTestSettings.make([server.url], node: "a", leaseTTL: .seconds(3))
+        let bus = EventBus()
+        let clock = ContinuousClock()
+        let connection = ClusterConnectionService(settings: settings, connector: NATSClusterBackend.connect, bus: bus, clock: clock)
+        // Read on the publisher, as the loss is published: what /readyz would have said then.
+        let readinessAtLoss = FirstValue<String>()
+        let watch = try bus.subscribe(to: ClusterLeaseChanged.self) { change in
+            if change.change == "lost" { readinessAtLoss.keep(connection.notConnectedReason ?? "ready") }
+        }
+        let log = try BusLog(bus, matching: "cluster.lease.>")
+        let group = await RunningGroup([
+            .init("cluster.connection", connection),
+            .init("loaders.home", DeferredService {
+                let backend = try #require(connection.backend)
+                return LeasedLoaderService(lease: LoaderLease(loader: "home", node: "a", ttl: .seconds(3), bucket: backend.leases, clock: clock),
+                                           states: backend.states, ledger: nil, bus: bus, clock: clock,
+                                           makeLoader: { _ in IdleLoader(id: "home") }, makeSchedule: { _ in IdleSchedule() })
+            }),
+        ])
+        await log.first(ClusterLeaseChanged.self) { $0.change == "acquired" }
+        #expect(connection.notConnectedReason == nil)
+
+        server.freeze()
+        await log.first(ClusterLeaseChanged.self) { $0.change == "lost" }
+        let readiness = readinessAtLoss.value
+        #expect(readiness != nil && readiness != "ready", "\(readiness ?? "nil")")
+        server.thaw()
+        await group.stop()
+        watch.cancel()
     }
 
     @Test func anIntentIsAcknowledgedOnlyAfterTheServiceAnsweredAndRecorded() async throws {

@@ -82,6 +82,25 @@ struct ReconnectTests {
         await server.stop()
     }
 
+    /// Before: a request made while the client waited between connections never timed out
+    /// until the next connection (here an hour away); a lease renewal then hung for the outage.
+    @Test(.timeLimit(.minutes(2))) func aRequestTimesOutWhileTheClientWaitsToReconnect() async throws {
+        let server = try await NATSServerProcess.start(jetStream: false)
+        var options = Self.options(server)
+        options.reconnectDelay = { _ in .seconds(3600) }
+        let connection = try NATSConnection(options: options)
+        try await connection.connect()
+        let events = EventRecorder(connection)
+        await server.halt()
+        await events.next { $0.isConnectFailed }
+        let error = await #expect(throws: NATSError.self) {
+            _ = try await connection.request("anyone", timeout: .milliseconds(100))
+        }
+        #expect(error?.kind == .timeout)
+        await connection.close()
+        await server.stop()
+    }
+
     @Test func closingDuringBackoffEndsTheConnection() async throws {
         let server = try await NATSServerProcess.start(jetStream: false)
         var options = Self.options(server)

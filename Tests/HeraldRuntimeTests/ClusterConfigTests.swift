@@ -27,25 +27,27 @@ import Testing
         #expect(cluster.leaseBucket == "herald_leases" && cluster.stateBucket == "herald_state")
         #expect(cluster.leaseTTL == .seconds(15) && cluster.ackWait == .seconds(30) && cluster.dedupeWindow == .seconds(120))
         #expect(cluster.maxAge == .seconds(86_400) && cluster.startup == .fail && cluster.connectWait == .seconds(10))
+        #expect(cluster.maxPayload == 8 * 1024 * 1024)
     }
 
     @Test func everySettingIsRead() throws {
         let configuration = try parse(["servers": ["nats://a:1", "nats://b:2", "nats://c:3"], "node": "tokyo-1", "export": ["loader.>"],
                                        "stream": "EV", "replicas": 3, "leaseTTL": "2s", "dedupeWindow": "5s", "maxAge": "1h",
                                        "ackWait": "3s", "postStream": "PQ", "leaseBucket": "l", "stateBucket": "s",
-                                       "startup": "wait", "connectWait": "0ms"])
+                                       "startup": "wait", "connectWait": "0ms", "maxPayload": 16_777_216])
         let cluster = try #require(configuration.cluster)
         #expect(cluster.replicas == 3 && cluster.stream == "EV" && cluster.postStream == "PQ")
         #expect(cluster.leaseTTL == .seconds(2) && cluster.dedupeWindow == .seconds(5) && cluster.maxAge == .seconds(3600))
         #expect(cluster.ackWait == .seconds(3) && cluster.leaseBucket == "l" && cluster.stateBucket == "s")
         #expect(cluster.startup == .wait && cluster.connectWait == .zero && cluster.export == ["loader.>"])
+        #expect(cluster.maxPayload == 16_777_216)
     }
 
     @Test func everyProblemIsReportedWithItsPath() {
         let issues = ConfigFixtures.issues(ConfigFixtures.demo(setting: "cluster", to: [
             "servers": ["http://x", "nats://u:secret@h:4222", 7, "nats://h:99999"], "node": "external", "export": ["a..b"],
             "stream": "HER ALD", "replicas": 9, "leaseTTL": "10ms", "ackWait": "soon", "leaseBucket": "x", "stateBucket": "x",
-            "startup": "maybe", "bogus": 1,
+            "startup": "maybe", "bogus": 1, "maxPayload": 100,
         ]))
         #expect(issues.contains("cluster.bogus: unknown key"))
         #expect(issues.contains("cluster.servers[0]: \"http://x\" is not a nats://host[:port] URL"))
@@ -61,6 +63,7 @@ import Testing
         #expect(issues.contains("cluster.ackWait: \"soon\" is not a duration"))
         #expect(issues.contains("cluster.stateBucket: must differ from cluster.leaseBucket (\"x\"): leases expire, states must not"))
         #expect(issues.contains("cluster.startup: \"maybe\" is not one of fail, wait"))
+        #expect(issues.contains("cluster.maxPayload: 100 is not in 1024...67108864"))
     }
 
     @Test func requiredKeysAndCrossChecks() {
@@ -86,7 +89,7 @@ import Testing
         let cluster = try #require((schema["properties"] as? [String: Any])?["cluster"] as? [String: Any])
         let keys = try #require(cluster["properties"] as? [String: Any]).keys.sorted()
         #expect(keys == ["ackWait", "connectWait", "dedupeWindow", "export", "intentSecret", "leaseBucket", "leaseTTL", "maxAge",
-                         "mediaDirectory", "node", "postStream", "replicas", "servers", "startup", "stateBucket", "stream"])
+                         "maxPayload", "mediaDirectory", "node", "postStream", "replicas", "servers", "startup", "stateBucket", "stream"])
         #expect((cluster["required"] as? [String])?.sorted() == ["node", "servers"])
         // Every key the schema names is one the validator accepts.
         var settings: [String: Any] = ["servers": ["nats://127.0.0.1:4222"], "node": "a"]

@@ -71,8 +71,27 @@ public final class NATSServerProcess: Sendable {
     /// directory stays, so ``restart()`` finds the streams again.
     public func halt(crash: Bool = false) async {
         guard let running = process.withLock({ process -> Process? in defer { process = nil }; return process }) else { return }
-        if running.isRunning { kill(running.processIdentifier, crash ? SIGKILL : SIGTERM) }
+        if running.isRunning {
+            kill(running.processIdentifier, crash ? SIGKILL : SIGTERM)
+            // A frozen server must run again to act on the SIGTERM.
+            kill(running.processIdentifier, SIGCONT)
+        }
         await Self.onThread { running.waitUntilExit() }
+    }
+
+    /// Stops the server process without ending it (SIGSTOP): its sockets stay open and nothing
+    /// answers, as on a hung machine. ``thaw()`` lets it go on; ``halt(crash:)`` ends it either way.
+    public func freeze() {
+        process.withLock { process in
+            if let process, process.isRunning { kill(process.processIdentifier, SIGSTOP) }
+        }
+    }
+
+    /// Lets a frozen server go on (SIGCONT).
+    public func thaw() {
+        process.withLock { process in
+            if let process, process.isRunning { kill(process.processIdentifier, SIGCONT) }
+        }
     }
 
     /// Starts the server again on the same port and data directory.

@@ -11,9 +11,15 @@ extension ConnectionCore {
         case .pong:
             pingsOutstanding = 0
             let waiter = state.withLock { state -> CoreState.PongWaiter? in
-                state.pongWaiters.isEmpty ? nil : state.pongWaiters.removeFirst()
+                let waiter = state.pongWaiters.isEmpty ? nil : state.pongWaiters.removeFirst()
+                if case .health = waiter { state.problem = nil }
+                return waiter
             }
-            if case .client(let continuation) = waiter { continuation.resume() }
+            switch waiter {
+            case .client(let continuation): continuation.resume()
+            case .health: session.isHealthy = true
+            case .keepAlive, nil: break
+            }
         case .ok:
             break
         case .error(let text):
@@ -24,10 +30,10 @@ extension ConnectionCore {
                 return
             }
             session.info = info
-            session.parser.maxPayload = max(info.maxPayload, 1)
+            session.parser.maxPayload = payloadLimit(info)
             let (added, server) = state.withLock { state in
                 state.info = info
-                state.maxPayload = info.maxPayload
+                state.maxPayload = payloadLimit(info)
                 return (learnServers(&state, from: info), state.currentServer ?? "")
             }
             if !added.isEmpty { emit(.discoveredServers(added)) }

@@ -18,6 +18,8 @@ extension ConnectionCore {
         var firstPassReasons: [String] = []
         while true {
             if isClosing { return finish(reason: "closed by the client") }
+            // Between connections requests still time out: at the latest when an attempt ends.
+            expireRoutes(at: ContinuousClock.now)
             if failures > 0, !sleepUnlessClosed(options.reconnectDelay(failures)) {
                 return finish(reason: "closed by the client")
             }
@@ -25,7 +27,6 @@ extension ConnectionCore {
             next += 1
             do throws(NATSError) {
                 var session = try handshake(with: server)
-                failures = 0
                 becomeConnected(&session, server: server, first: !everConnected)
                 everConnected = true
                 let reason = serve(&session)
@@ -33,9 +34,21 @@ extension ConnectionCore {
                 if isClosing { return finish(reason: "closed by the client") }
                 becomeDisconnected(from: server, session: session, reason: reason)
                 guard options.allowReconnect else { return finish(reason: "disconnected and reconnecting is off: \(reason)") }
+                // The backoff restarts only after a connection proved healthy (it answered a
+                // PING sent after the handshake): a server that takes the handshake and then
+                // closes, sends garbage or announces an oversized message counts as a failure.
+                if session.isHealthy {
+                    failures = 0
+                } else {
+                    failures += 1
+                    if let limit = options.maxReconnectAttempts, failures >= limit {
+                        return finish(reason: "\(failures) reconnect attempts failed; the last: \(server): \(reason)")
+                    }
+                }
             } catch {
                 if isClosing { return finish(reason: "closed by the client") }
                 failures += 1
+                state.withLock { $0.problem = "\(server): \(error.message)" }
                 emit(.connectFailed(server: server.description, reason: error.message))
                 if !everConnected {
                     firstPassReasons.append(error.message)
@@ -53,17 +66,30 @@ extension ConnectionCore {
 
     var isClosing: Bool { state.withLock { $0.phase == .closing || $0.phase == .closed } }
 
-    /// Waits on the wake pipe for `duration`; false when the client closed meanwhile.
+    /// After a wake-up seen during the handshake: the next caller must poke again (a close, say),
+    /// and whether the client is closing.
+    private func acknowledgeWake() -> Bool {
+        state.withLock { state in
+            state.wakePending = false
+            return state.phase == .closing || state.phase == .closed
+        }
+    }
+
+    /// Waits on the wake pipe for `duration`, ending the requests whose time runs out
+    /// meanwhile; false when the client closed.
     private func sleepUnlessClosed(_ duration: Duration) -> Bool {
         let deadline = ContinuousClock.now.advanced(by: duration)
         while ContinuousClock.now < deadline {
             if isClosing { return false }
+            var wakeAt = deadline
+            if let route = state.withLock({ $0.deadlines.earliest }), route < wakeAt { wakeAt = route }
             var descriptor = pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)
-            let count = poll(&descriptor, 1, NATSSocket.milliseconds(ContinuousClock.now.duration(to: deadline)))
+            let count = poll(&descriptor, 1, NATSSocket.milliseconds(ContinuousClock.now.duration(to: wakeAt)))
             if count > 0 {
                 NATSSocket.drain(wakeRead)
                 state.withLock { $0.wakePending = false }
             }
+            expireRoutes(at: ContinuousClock.now)
         }
         return !isClosing
     }
@@ -76,12 +102,14 @@ extension ConnectionCore {
         /// The chunk taken from the shared buffer and being written, and how much of it is written.
         var writing: [UInt8] = []
         var written = 0
+        /// Whether the server answered the PING sent after the handshake.
+        var isHealthy = false
     }
 
     /// TCP connect, `INFO`, `CONNECT` + `PING`, and the `PONG`, all before the connect timeout.
     private func handshake(with server: NATSServerAddress) throws(NATSError) -> Session {
         let deadline = ContinuousClock.now.advanced(by: options.connectTimeout)
-        let socket = try NATSSocket.connect(to: server, before: deadline, wake: wakeRead)
+        let socket = try NATSSocket.connect(to: server, before: deadline, wake: wakeRead) { acknowledgeWake() }
         var session = Session(socket: socket, parser: NATSProtocolParser(maxControlLine: options.maxControlLine),
                               info: try NATSServerInfo.decode(Array("{}".utf8)))
         do throws(NATSError) {
@@ -90,7 +118,7 @@ extension ConnectionCore {
             }
             session.info = try NATSServerInfo.decode(json)
             guard !session.info.tlsRequired else { throw .connectionFailed("\(server) requires TLS, which this client does not speak") }
-            session.parser.maxPayload = max(session.info.maxPayload, 1)
+            session.parser.maxPayload = payloadLimit(session.info)
             var hello = Array("CONNECT ".utf8)
             hello.append(contentsOf: connectJSON(for: server))
             hello.append(contentsOf: NATSClientFrames.crlf)
@@ -146,7 +174,7 @@ extension ConnectionCore {
             if code == EINTR { continue }
             guard code == EAGAIN || code == EWOULDBLOCK else { throw .connectionFailed("\(server): \(NATSSocket.reason(code))") }
             if isClosing { throw .closed }
-            guard NATSSocket.waitUntil(session.socket, events: Int16(POLLIN), wake: wakeRead, deadline: deadline) else {
+            guard NATSSocket.waitUntil(session.socket, events: Int16(POLLIN), wake: wakeRead, deadline: deadline, stop: { acknowledgeWake() }) else {
                 throw .connectionFailed("\(server) did not complete the handshake within \(options.connectTimeout)")
             }
         }
@@ -160,26 +188,33 @@ extension ConnectionCore {
             let code = errno
             if code == EINTR { continue }
             guard code == EAGAIN || code == EWOULDBLOCK else { throw .connectionFailed("\(server): \(NATSSocket.reason(code))") }
-            guard NATSSocket.waitUntil(socket, events: Int16(POLLOUT), wake: wakeRead, deadline: deadline) else {
+            guard NATSSocket.waitUntil(socket, events: Int16(POLLOUT), wake: wakeRead, deadline: deadline, stop: { acknowledgeWake() }) else {
                 throw .connectionFailed("\(server) did not take the handshake within \(options.connectTimeout)")
             }
         }
     }
 
-    /// Publishes the connection: subscriptions are sent again ahead of what was buffered.
+    /// Publishes the connection: subscriptions are sent again ahead of what was buffered. A
+    /// close that came during the handshake wins: the phase stays `.closing` (serve then ends
+    /// at once) and the waiters are left to ``finish(reason:connectError:)``.
     private func becomeConnected(_ session: inout Session, server: NATSServerAddress, first: Bool) {
-        let (discovered, waiters, drops) = state.withLock { state in
+        let connected = state.withLock { state -> (discovered: [String], waiters: [CheckedContinuation<Void, any Error>], drops: (messages: Int, bytes: Int))? in
+            guard state.phase != .closing else { return nil }
             var resend: [UInt8] = []
             for (sid, record) in state.subscriptions.sorted(by: { $0.key < $1.key }) {
                 NATSClientFrames.appendSubscribe(into: &resend, subject: record.subject, queue: record.queue, sid: sid)
                 if let max = record.max { NATSClientFrames.appendUnsubscribe(into: &resend, sid: sid, max: max - record.delivered) }
             }
             resend.append(contentsOf: state.outbound)
+            // Its PONG proves the connection healthy (see runLoop): the server took what was
+            // sent again and answers.
+            resend.append(contentsOf: NATSClientFrames.ping)
+            state.pongWaiters.append(.health)
             state.outbound = resend
             state.bufferedMessages = 0
             state.phase = .connected
             state.info = session.info
-            state.maxPayload = session.info.maxPayload
+            state.maxPayload = payloadLimit(session.info)
             state.currentServer = server.description
             state.reportedDropThisOutage = false
             if !first { state.statistics.reconnects += 1 }
@@ -191,6 +226,7 @@ extension ConnectionCore {
             wake(&state)
             return (discovered, waiters, drops)
         }
+        guard let (discovered, waiters, drops) = connected else { return }
         if drops.messages > 0 { emit(.dropped(messages: drops.messages, bytes: drops.bytes)) }
         emit(first ? .connected(server: server.description) : .reconnected(server: server.description))
         if !discovered.isEmpty { emit(.discoveredServers(discovered)) }
@@ -227,7 +263,9 @@ extension ConnectionCore {
             }
             state.outbound = kept
             state.bufferedMessages = messages
-            state.phase = .reconnecting
+            // A close that came as the connection dropped wins: the loop then finishes.
+            if state.phase != .closing { state.phase = .reconnecting }
+            state.problem = "\(server): \(reason)"
             let pongs = state.pongWaiters
             state.pongWaiters.removeAll()
             return pongs

@@ -30,7 +30,7 @@ extension ConnectionCore {
         guard state.isAcceptingWork else { throw .closed }
         let size = payload.count + (headers?.encodedCount ?? 0)
         guard size <= state.maxPayload else {
-            throw NATSError(kind: .payloadTooLarge, message: "a \(size)-byte message on '\(subject)' exceeds the server's maximum payload of \(state.maxPayload) bytes")
+            throw NATSError(kind: .payloadTooLarge, message: "a \(size)-byte message on '\(subject)' exceeds the maximum payload of \(state.maxPayload) bytes (the server's max_payload or the client's maxPayload, the smaller)")
         }
         let before = state.outbound.count
         NATSClientFrames.appendPublish(into: &state.outbound, subject: subject, reply: reply, headers: headers, payload: payload)
@@ -141,6 +141,8 @@ extension ConnectionCore {
             state.replies[token] = ReplyRoute(subject: subject, timeout: timeout, deadline: deadline, oneShot: oneShot,
                                               onMessage: onMessage, onEnd: onEnd)
             state.deadlines.insert(deadline, token)
+            // Between connections the thread sleeps until its next attempt: it must see the deadline.
+            wake(&state)
             return token
         }
     }

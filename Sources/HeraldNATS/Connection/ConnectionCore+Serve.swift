@@ -69,7 +69,15 @@ extension ConnectionCore {
                 if let reason = readAvailable(&session, chunk: &chunk, pingsOutstanding: &pingsOutstanding) { return reason }
             }
             let after = ContinuousClock.now
-            expireRoutes(at: after)
+            // A request that got no answer in time may mean a server that stopped answering:
+            // ping it now rather than at the next interval (before anyone hears of the timeout).
+            expireRoutes(at: after) { state in
+                guard pingsOutstanding == 0 else { return }
+                pingsOutstanding = 1
+                nextPing = after.advanced(by: options.pingInterval)
+                state.pongWaiters.append(.keepAlive)
+                state.outbound.append(contentsOf: NATSClientFrames.ping)
+            }
             if after >= nextPing {
                 if pingsOutstanding >= options.maxPingsOutstanding {
                     return "the server did not answer \(pingsOutstanding) pings (stale connection)"
@@ -112,8 +120,8 @@ extension ConnectionCore {
         return nil
     }
 
-    /// Ends the routes whose deadline has passed.
-    func expireRoutes(at now: ContinuousClock.Instant) {
+    /// Ends the routes whose deadline has passed; when one did, `timedOut` runs first, under the lock.
+    func expireRoutes(at now: ContinuousClock.Instant, timedOut: (inout CoreState) -> Void = { _ in }) {
         let expired = state.withLock { state -> [ReplyRoute] in
             var expired: [ReplyRoute] = []
             while let token = state.deadlines.popDue(now) {
@@ -121,6 +129,7 @@ extension ConnectionCore {
                     expired.append(removed)
                 }
             }
+            if !expired.isEmpty { timedOut(&state) }
             return expired
         }
         for route in expired { route.onEnd(.timeout(route.subject, after: route.timeout)) }

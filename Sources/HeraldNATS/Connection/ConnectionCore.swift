@@ -24,10 +24,18 @@ final class ConnectionCore: Sendable {
             throw .invalidConfiguration("cannot open the connection's wake pipe: \(NATSSocket.reason(errno))")
         }
         self.options = options
-        state = SyncLock(CoreState(servers: servers))
+        var initial = CoreState(servers: servers)
+        initial.maxPayload = min(initial.maxPayload, max(options.maxPayload, 1))
+        state = SyncLock(initial)
         (wakeRead, wakeWrite) = pipe
         (events, eventContinuation) = AsyncStream.makeStream(of: NATSEvent.self)
         inboxPrefix = "_INBOX." + NUID.next()
+    }
+
+    /// The largest message the client takes or sends on a server that announced `info`: the
+    /// smaller of its `max_payload` and ``NATSConnectionOptions/maxPayload``.
+    func payloadLimit(_ info: NATSServerInfo) -> Int {
+        max(1, min(info.maxPayload, options.maxPayload))
     }
 
     /// Wakes the I/O thread unless a wake-up is already on its way. Call with the lock held.
@@ -41,8 +49,23 @@ final class ConnectionCore: Sendable {
         eventContinuation.yield(event)
     }
 
-    /// Starts the I/O thread (once) and waits for the first connection.
+    /// Starts the I/O thread (once) and waits for the first connection; a cancelled task closes
+    /// the connection while it is still being made.
     func start() async throws {
+        do {
+            try await withTaskCancellationHandler {
+                try await waitForFirstConnection()
+            } onCancel: {
+                let connecting = state.withLock { $0.phase == .idle || $0.phase == .connecting }
+                if connecting { shutdown() }
+            }
+        } catch {
+            if Task.isCancelled { throw NATSError.cancelled }
+            throw error
+        }
+    }
+
+    private func waitForFirstConnection() async throws {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
             enum Start { case thread, wait, connected, closed }
             let start = state.withLock { state -> Start in

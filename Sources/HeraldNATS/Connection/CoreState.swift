@@ -18,6 +18,8 @@ struct CoreState {
     enum PongWaiter {
         case client(CheckedContinuation<Void, any Error>)
         case keepAlive
+        /// The PING sent after the handshake: its PONG proves the connection healthy.
+        case health
     }
 
     var phase = Phase.idle
@@ -45,6 +47,9 @@ struct CoreState {
     /// Whether this outage already reported its first drop (the rest are summed up at reconnect).
     var reportedDropThisOutage = false
     var statistics = NATSConnectionStatistics()
+    /// Why the last connection was lost or the last attempt failed, until a connection proves
+    /// healthy again.
+    var problem: String?
 
     init(servers: [NATSServerAddress]) {
         self.servers = servers

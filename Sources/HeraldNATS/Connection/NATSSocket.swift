@@ -21,9 +21,11 @@ enum NATSSocket {
     /// `strerror` and the number, e.g. `Connection refused (errno 111)`.
     static func reason(_ code: Int32) -> String { "\(String(cString: strerror(code))) (errno \(code))" }
 
-    /// Connects to `server` before `deadline`, trying each address the resolver gives.
+    /// Connects to `server` before `deadline`, trying each address the resolver gives; gives up
+    /// when `stop` says so after a wake-up.
     /// - Throws: a reason naming the server.
-    static func connect(to server: NATSServerAddress, before deadline: ContinuousClock.Instant, wake: Int32) throws(NATSError) -> Int32 {
+    static func connect(to server: NATSServerAddress, before deadline: ContinuousClock.Instant, wake: Int32,
+                        stop: () -> Bool) throws(NATSError) -> Int32 {
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
         hints.ai_socktype = streamType
@@ -44,7 +46,7 @@ enum NATSSocket {
             var result = systemConnect(descriptor, address, current.pointee.ai_addrlen)
             var code = result == 0 ? 0 : errno
             if result != 0, code == EINPROGRESS {
-                let ready = waitUntil(descriptor, events: Int16(POLLOUT), wake: wake, deadline: deadline)
+                let ready = waitUntil(descriptor, events: Int16(POLLOUT), wake: wake, deadline: deadline, stop: stop)
                 if ready {
                     var length = socklen_t(MemoryLayout<Int32>.size)
                     result = getsockopt(descriptor, SOL_SOCKET, SO_ERROR, &code, &length)
@@ -82,15 +84,20 @@ enum NATSSocket {
     }
 
     /// Polls `descriptor` for `events` until it is ready (true) or the deadline passes (false);
-    /// bytes on the wake pipe are drained and the wait goes on.
-    static func waitUntil(_ descriptor: Int32, events: Int16, wake: Int32, deadline: ContinuousClock.Instant) -> Bool {
+    /// bytes on the wake pipe are drained and the wait goes on, unless `stop` then says to give
+    /// up (false).
+    static func waitUntil(_ descriptor: Int32, events: Int16, wake: Int32, deadline: ContinuousClock.Instant,
+                          stop: () -> Bool = { false }) -> Bool {
         while true {
             let remaining = ContinuousClock.now.duration(to: deadline)
             guard remaining > .zero else { return false }
             var descriptors = [pollfd(fd: descriptor, events: events, revents: 0), pollfd(fd: wake, events: Int16(POLLIN), revents: 0)]
             let count = poll(&descriptors, 2, milliseconds(remaining))
             if count < 0, errno != EINTR { return false }
-            if descriptors[1].revents != 0 { drain(wake) }
+            if descriptors[1].revents != 0 {
+                drain(wake)
+                if stop() { return false }
+            }
             if descriptors[0].revents != 0 { return true }
         }
     }

@@ -6,7 +6,9 @@
 /// per-letter states; a message's control line switches it to the payload state, which waits for
 /// exactly `size + 2` bytes. Limits: a control line longer than ``maxControlLine`` and a payload
 /// larger than ``maxPayload`` are errors, so a garbage stream cannot make it buffer without end.
-/// After an error it keeps throwing the same error: the stream has lost its framing.
+/// After an error it keeps throwing the same error: the stream has lost its framing. A header
+/// block that cannot be read is not such an error: the sizes still frame the message, which is
+/// handed over without headers and with ``NATSMessage/headerProblem`` saying why.
 struct NATSProtocolParser {
     /// The longest control line (the operation and its arguments, `INFO` JSON included).
     var maxControlLine: Int
@@ -17,7 +19,8 @@ struct NATSProtocolParser {
         var subject: String
         var sid: UInt64
         var reply: String?
-        var headerSize: Int
+        /// The header block's size, for `HMSG` (which may be too small to hold one).
+        var headerSize: Int?
         var totalSize: Int
     }
 
@@ -93,19 +96,26 @@ struct NATSProtocolParser {
         guard buffer[end] == 13, buffer[end + 1] == 10 else {
             throw fail("the \(message.totalSize)-byte payload of a message on '\(message.subject)' is not followed by CRLF")
         }
+        // The frame is whole whatever its header block says: a block that cannot be read is that
+        // message's problem (another program published it), not the stream's.
         var headers: NATSHeaders?
-        if message.headerSize > 0 {
-            do throws(HeaderBlockError) {
-                headers = try NATSHeaders.parse(buffer[start..<(start + message.headerSize)])
-            } catch {
-                throw fail("\(error.reason) (a message on '\(message.subject)')")
+        var headerProblem: String?
+        if let headerSize = message.headerSize {
+            if headerSize < NATSHeaders.minimumBlockSize {
+                headerProblem = "the header block of \(headerSize) bytes is too short for NATS/1.0 and its end (a message on '\(message.subject)')"
+            } else {
+                do throws(HeaderBlockError) {
+                    headers = try NATSHeaders.parse(buffer[start..<(start + headerSize)])
+                } catch {
+                    headerProblem = "\(error.reason) (a message on '\(message.subject)')"
+                }
             }
         }
-        let body = Array(buffer[(start + message.headerSize)..<end])
+        let body = Array(buffer[(start + (message.headerSize ?? 0))..<end])
         pending = nil
         advance(by: needed)
         return .message(NATSMessage(subject: message.subject, replyTo: message.reply, headers: headers,
-                                    payload: body, subscriptionID: message.sid))
+                                    payload: body, subscriptionID: message.sid, headerProblem: headerProblem))
     }
 
     private mutating func controlLine() throws(NATSProtocolError) -> NATSServerOperation? {
@@ -196,19 +206,19 @@ struct NATSProtocolParser {
         guard let total = Self.number(arguments[arguments.count - 1]) else {
             throw fail("the size '\(String(decoding: arguments[arguments.count - 1].prefix(24), as: UTF8.self))' of a message on '\(subject)' is not a number")
         }
-        var headers: UInt64 = 0
+        var headers: Int?
         if let headerSize {
             guard let parsed = Self.number(headerSize) else {
                 throw fail("the header size '\(String(decoding: headerSize.prefix(24), as: UTF8.self))' of a message on '\(subject)' is not a number")
             }
+            // The sizes frame the stream: sizes that contradict each other leave nothing to trust.
             guard parsed <= total else { throw fail("the header size \(parsed) of a message on '\(subject)' exceeds its total size \(total)") }
-            guard parsed >= 12 else { throw fail("the header size \(parsed) of a message on '\(subject)' is too small for NATS/1.0") }
-            headers = parsed
+            headers = Int(parsed)
         }
         guard total <= UInt64(maxPayload) else {
             throw fail("a message on '\(subject)' of \(total) bytes exceeds the maximum payload of \(maxPayload)")
         }
-        return PendingMessage(subject: subject, sid: sid, reply: reply, headerSize: Int(headers), totalSize: Int(total))
+        return PendingMessage(subject: subject, sid: sid, reply: reply, headerSize: headers, totalSize: Int(total))
     }
 
     private static func keyword(_ bytes: ArraySlice<UInt8>) -> String {

@@ -17,7 +17,8 @@ extension ConfigLoader {
         guard let value else { return nil }
         let path = "cluster"
         let allowed = ["servers", "node", "export", "stream", "replicas", "leaseTTL", "dedupeWindow", "maxAge", "ackWait",
-                       "postStream", "leaseBucket", "stateBucket", "startup", "connectWait", "intentSecret", "mediaDirectory"]
+                       "postStream", "leaseBucket", "stateBucket", "startup", "connectWait", "maxPayload", "intentSecret",
+                       "mediaDirectory"]
         guard let fields = reader.object(value, at: path, allowed: allowed) else { return nil }
         let servers = readServers(fields["servers"], reader)
         var node = reader.string(fields, "node", at: path, required: true)
@@ -58,6 +59,7 @@ extension ConfigLoader {
         let maxAge = reader.duration(fields, "maxAge", at: path, positive: true)
         let ackWait = minimum(reader.duration(fields, "ackWait", at: path, positive: true), Self.minimumClusterWait, "\(path).ackWait", reader)
         let connectWait = reader.duration(fields, "connectWait", at: path)
+        let maxPayload = reader.integer(fields, "maxPayload", at: path, in: ClusterSettings.maxPayloadRange)
         let startup = reader.choice(fields, "startup", at: path, among: ClusterSettings.Startup.allCases.map(\.rawValue))
             .flatMap(ClusterSettings.Startup.init(rawValue:))
         let posting = readPostingGuards(fields, subscribers: subscribers, baseDirectory: baseDirectory, reader)
@@ -70,6 +72,7 @@ extension ConfigLoader {
         if let ackWait { settings.ackWait = ackWait }
         if let connectWait { settings.connectWait = connectWait }
         if let startup { settings.startup = startup }
+        if let maxPayload { settings.maxPayload = maxPayload }
         if settings.dedupeWindow > settings.maxAge {
             reader.report("\(path).dedupeWindow", "\(DurationText.format(settings.dedupeWindow)) is longer than cluster.maxAge (\(DurationText.format(settings.maxAge))); JetStream refuses that")
         }

@@ -1,0 +1,109 @@
+import Foundation
+import HeraldNATS
+import HeraldSync
+import HeraldTestSupport
+import Testing
+
+/// The attempts a reconnect backoff was asked for, in order.
+private final class Attempts: Sendable {
+    private let values = SyncLock<[Int]>([])
+    func record(_ attempt: Int) { values.withLock { $0.append(attempt) } }
+    var all: [Int] { values.withLock { $0 } }
+}
+
+/// A count of what a fake server's script saw.
+private final class Counter: Sendable {
+    private let value = SyncLock(0)
+    func increment() { value.withLock { $0 += 1 } }
+    var count: Int { value.withLock { $0 } }
+}
+
+/// Servers that accept the handshake and then misbehave: the backoff grows, the cause is named,
+/// and a message larger than the client accepts ends the connection whatever the server said.
+@Suite(.timeLimit(.minutes(3)))
+struct HostileServerTests {
+    /// Before: the backoff restarted at every handshake, so such a server got hundreds of
+    /// reconnects a second.
+    @Test(arguments: ["closes", "sends garbage", "announces an oversized message"])
+    func aServerThatFailsRightAfterTheHandshakeGetsAGrowingBackoff(_ misbehaviour: String) async throws {
+        let server = try FakeNATSServer { session in
+            switch misbehaviour {
+            case "sends garbage":
+                session.send("GARBAGE\r\n")
+                session.readToEnd()
+            case "announces an oversized message":
+                session.send("MSG herald.x 1 2147483648\r\n")
+                session.readToEnd()
+            default:
+                break  // the connection closes after the handshake
+            }
+        }
+        defer { server.stop() }
+        let attempts = Attempts()
+        var options = NATSConnectionOptions(servers: [server.url], name: "storm")
+        options.reconnectDelay = { attempt in
+            attempts.record(attempt)
+            return .milliseconds(1)
+        }
+        let connection = try NATSConnection(options: options)
+        let events = EventRecorder(connection)
+        try await connection.connect()
+        await server.waitForConnections(6)
+        await connection.close()
+        #expect(Array(attempts.all.prefix(5)) == [1, 2, 3, 4, 5], "\(attempts.all)")
+        let reasons = events.events.compactMap { event -> String? in
+            if case .disconnected(_, let reason) = event { return reason }
+            return nil
+        }
+        #expect(!reasons.isEmpty)
+    }
+
+    /// The server's `max_payload` (4 GiB here) does not raise what the client takes: a 9 MiB
+    /// message is a protocol error at its control line (8 MiB by default), before any of its
+    /// bytes are buffered.
+    @Test func aMessageLargerThanTheClientAcceptsEndsTheConnectionWhateverTheServerAnnounced() async throws {
+        let size = 9 * 1024 * 1024
+        let server = try FakeNATSServer(greeting: .handshake(maxPayload: 4 << 30)) { session in
+            guard session.number == 1 else { return }
+            session.send("MSG big 1 \(size)\r\n")
+            session.send([UInt8](repeating: UInt8(ascii: "a"), count: size) + [13, 10])
+            session.send("PING\r\n")
+            // A client that took the whole message answers; then the server closes.
+            session.read(until: "PONG\r\n")
+        }
+        defer { server.stop() }
+        var options = NATSConnectionOptions(servers: [server.url], name: "payload-cap")
+        options.allowReconnect = false
+        let connection = try NATSConnection(options: options)
+        let events = EventRecorder(connection)
+        try await connection.connect()
+        let dropped = await events.next { $0.isDisconnected }
+        guard case .disconnected(_, let reason)? = dropped else {
+            Issue.record("no disconnect: \(events.events)")
+            return
+        }
+        #expect(reason.contains("exceeds the maximum payload of 8388608"), "\(reason)")
+        await connection.close()
+    }
+
+    /// A request that times out makes the client ping the server at once (the keep-alive would
+    /// wait for its interval, an hour here), so a dead server is found by what the node does.
+    @Test func aRequestThatTimesOutMakesTheClientPingTheServerAtOnce() async throws {
+        let pings = Counter()
+        let server = try FakeNATSServer { session in
+            session.readToEnd(answeringPings: true) { pings.increment() }
+        }
+        defer { server.stop() }
+        var options = NATSConnectionOptions(servers: [server.url], name: "probe")
+        options.pingInterval = .seconds(3600)
+        let connection = try NATSConnection(options: options)
+        try await connection.connect()
+        try await connection.flush()
+        let before = pings.count
+        await #expect(throws: NATSError.self) { _ = try await connection.request("nobody.answers", timeout: .milliseconds(50)) }
+        try await connection.flush()
+        // The probe and the flush, each answered in order: the flush returns after both.
+        #expect(pings.count == before + 2)
+        await connection.close()
+    }
+}
