@@ -20,8 +20,9 @@ import HeraldSync
 /// which delivers the intent again after the ack wait.
 ///
 /// An intent is taken only when it is signed with the cluster's intent secret (see
-/// ``IntentAuthenticator``); any other message on the queue is terminated and reported as
-/// `cluster.post.refused`, never posted.
+/// ``IntentAuthenticator``): an unsigned, altered or forged message is terminated and reported
+/// as `cluster.post.refused`; one signed under another secret is reported and left for the ack
+/// wait, so a node that has that secret can take it. Neither is ever posted here.
 public final class ClusterPostWorker<C: Clock>: Service, Sendable where C.Duration == Duration {
     private let name: String
     private let rules: [String: PostRule]
@@ -86,11 +87,25 @@ public final class ClusterPostWorker<C: Clock>: Service, Sendable where C.Durati
     }
 
     private func handle(_ delivery: ClusterDelivery) async {
-        guard authenticator.isAuthentic(delivery.message) else {
-            let message = delivery.message
-            let reason = message.header(IntentAuthenticator.header) == nil
-                ? "not signed (no \(IntentAuthenticator.header) header): only a node with the cluster's intent secret may queue posts"
-                : "the signature does not match: the message was altered, or signed with another secret than this node's cluster.intentSecret"
+        let message = delivery.message
+        let reason: String
+        switch authenticator.verdict(message) {
+        case .authentic:
+            reason = ""
+        case .unsigned:
+            reason = "not signed (no \(IntentAuthenticator.header) header): only a node with the cluster's intent secret may queue posts"
+        case .forged:
+            reason = "the signature does not match this node's key: the message was altered or forged"
+        case .otherSecret(let keyID):
+            // A node configured with another secret signed it: left unsettled, so it is delivered
+            // again after the ack wait, to a node that may have that secret; never posted here.
+            post(ClusterPostRefused(subject: message.subject, key: message.header(ClusterEventCodec.messageIDHeader),
+                                    claimedNode: message.header(ClusterEventCodec.nodeHeader),
+                                    reason: "signed with another intent secret (key \(keyID); this node's is \(authenticator.keyID)): left for a node that has it; give every node the same cluster.intentSecret",
+                                    bytes: message.payload.count), nil)
+            return
+        }
+        guard reason.isEmpty else {
             try? await delivery.settle(.term)
             post(ClusterPostRefused(subject: message.subject, key: message.header(ClusterEventCodec.messageIDHeader),
                                     claimedNode: message.header(ClusterEventCodec.nodeHeader), reason: reason, bytes: message.payload.count), nil)

@@ -164,6 +164,12 @@ public final class StatusSources: Sendable {
         return topics
     }
 
+    /// The fixed topics of a cluster node's reports (`ClusterEvents` in HeraldCluster, which this
+    /// module does not import).
+    static let clusterTopics = ["cluster.post.refused", "cluster.import.malformed", "cluster.export.retrying", "cluster.export.skipped"]
+        + ["closed", "connected", "disconnected", "discovered", "dropped", "error", "lameduck", "reconnected", "slow", "unreachable", "waiting"]
+            .map { "cluster.connection.\($0)" }
+
     /// The topics of the daemon's own parts: the bus's reports, the endpoint's, and those of
     /// each registered loader and post rule. Bounded by the configuration, whatever the network
     /// sends.
@@ -171,6 +177,15 @@ public final class StatusSources: Sendable {
         var topics: Set<Herald.Topic> = [SubscriberFailed.topic, EventsDropped.topic, DeadLetter.topic, StatusStreamDropped.topic]
         for id in parts.loaders.keys {
             for suffix in ["finished", "failed", "state.corrupt", "state.unwritable"] { topics.insert(LoaderTopics.topic(id, suffix)) }
+            // A cluster node's lease reports (bounded by the loaders, like theirs).
+            for change in ["acquired", "lost"] {
+                if let lease = try? Herald.Topic(tokens: "cluster", "lease", id, change) { topics.insert(lease) }
+            }
+        }
+        // A cluster node's own reports, the ones an operator alerts on among them: never folded
+        // into "(other)" by topics the network sends first.
+        for name in Self.clusterTopics {
+            if let topic = try? Herald.Topic(validating: name) { topics.insert(topic) }
         }
         for poster in parts.posters.values {
             for rule in poster.rules.map(\.name) {

@@ -48,4 +48,17 @@ import Testing
         #expect(!signer.isAuthentic(doubled))
         #expect(signer.isAuthentic(signer.signed(doubled)))
     }
+
+    @Test func theVerdictTellsUnsignedForgedAndAnotherSecretApartWithoutShowingTheSecret() throws {
+        let signer = try IntentAuthenticator(secret: secret)
+        let other = try IntentAuthenticator(secret: String(repeating: "z", count: 40))
+        #expect(signer.verdict(signer.signed(message())) == .authentic)
+        #expect(signer.verdict(message()) == .unsigned)
+        #expect(signer.verdict(other.signed(message())) == .otherSecret(keyID: other.keyID))
+        var altered = signer.signed(message())
+        altered.payload = Array(#"{"text":"ho"}"#.utf8)
+        #expect(signer.verdict(altered) == .forged)
+        #expect(signer.keyID != other.keyID && signer.keyID.count == 16)
+        #expect(!signer.keyID.contains("0123456789abcdef") && !(signer.signed(message()).header(IntentAuthenticator.header) ?? "").contains(secret))
+    }
 }

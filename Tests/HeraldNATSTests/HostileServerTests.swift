@@ -24,7 +24,7 @@ private final class Counter: Sendable {
 struct HostileServerTests {
     /// Before: the backoff restarted at every handshake, so such a server got hundreds of
     /// reconnects a second.
-    @Test(arguments: ["closes", "sends garbage", "announces an oversized message"])
+    @Test(arguments: ["closes", "sends garbage", "announces an oversized message", "answers the PING, then closes"])
     func aServerThatFailsRightAfterTheHandshakeGetsAGrowingBackoff(_ misbehaviour: String) async throws {
         let server = try FakeNATSServer { session in
             switch misbehaviour {
@@ -34,6 +34,9 @@ struct HostileServerTests {
             case "announces an oversized message":
                 session.send("MSG herald.x 1 2147483648\r\n")
                 session.readToEnd()
+            case "answers the PING, then closes":
+                // The health PING answered: the connection looks healthy for a moment only.
+                if session.read(until: "PING\r\n") { session.send("PONG\r\n") }
             default:
                 break  // the connection closes after the handshake
             }

@@ -87,7 +87,9 @@ struct ReconnectTests {
     @Test(.timeLimit(.minutes(2))) func aRequestTimesOutWhileTheClientWaitsToReconnect() async throws {
         let server = try await NATSServerProcess.start(jetStream: false)
         var options = Self.options(server)
-        options.reconnectDelay = { _ in .seconds(3600) }
+        // The first attempt after the drop at once (a connection up for less than 2 s counts
+        // as a failure, so even that one waits its backoff), then an hour before the next.
+        options.reconnectDelay = { attempt in attempt == 1 ? .zero : .seconds(3600) }
         let connection = try NATSConnection(options: options)
         try await connection.connect()
         let events = EventRecorder(connection)
@@ -104,7 +106,9 @@ struct ReconnectTests {
     @Test func closingDuringBackoffEndsTheConnection() async throws {
         let server = try await NATSServerProcess.start(jetStream: false)
         var options = Self.options(server)
-        options.reconnectDelay = { _ in .seconds(3600) }
+        // The first attempt after the drop at once (a connection up for less than 2 s counts
+        // as a failure, so even that one waits its backoff), then an hour before the next.
+        options.reconnectDelay = { attempt in attempt == 1 ? .zero : .seconds(3600) }
         let connection = try NATSConnection(options: options)
         try await connection.connect()
         let events = EventRecorder(connection)

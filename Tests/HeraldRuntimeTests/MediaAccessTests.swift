@@ -22,15 +22,20 @@ struct MediaAccessTests {
             try clip.write(to: outside.appendingPathComponent("secret.mp4"))
             try FileManager.default.createSymbolicLink(at: media.appendingPathComponent("link.mp4"),
                                                        withDestinationURL: outside.appendingPathComponent("secret.mp4"))
+            // A link to a directory outside, then a component that does not exist and `..`: a
+            // check by text would see a path inside, the kernel would read the file outside.
+            try FileManager.default.createSymbolicLink(at: media.appendingPathComponent("dirlink"), withDestinationURL: outside)
             let service = TwitterPostService(client: harness.twitter(), baseDirectory: harness.directory, mediaAccess: .within(media))
 
             for path in [outside.appendingPathComponent("secret.mp4").path, "private/secret.mp4", "media/../private/secret.mp4",
-                         "media/link.mp4", media.path + "/../private/secret.mp4"] {
+                         "media/link.mp4", media.path + "/../private/secret.mp4", "media/dirlink/nope/../secret.mp4",
+                         "media/dirlink/secret.mp4"] {
                 do {
                     _ = try await service.post(intent(path), mayExist: false, progress: { _ in })
                     Issue.record("\(path) was read and posted")
                 } catch let error as PostServiceError {
-                    #expect(error.reason.contains("outside cluster.mediaDirectory"), "\(path): \(error)")
+                    #expect(error.reason.contains("outside cluster.mediaDirectory") || error.reason.contains("no such file inside"),
+                            "\(path): \(error)")
                 }
             }
             #expect(harness.sandbox.posts().isEmpty)
@@ -51,6 +56,33 @@ struct MediaAccessTests {
                 Issue.record("a node without cluster.mediaDirectory read a file an intent named")
             } catch let error as PostServiceError {
                 #expect(error.reason.contains("posts no media"))
+            }
+            #expect(harness.sandbox.posts().isEmpty)
+        }
+    }
+
+    @Test func onlyARegularFileWithinTheSizeBoundIsRead() async throws {
+        try await PostHarness.run({ $0.processingCheckAfterSeconds = 0; $0.processingPolls = 1 }) { harness in
+            let media = harness.directory.appendingPathComponent("media")
+            try FileManager.default.createDirectory(at: media, withIntermediateDirectories: true)
+            // A FIFO would block the media thread's open (and read) for ever.
+            #expect(mkfifo(media.appendingPathComponent("fifo.mp4").path, 0o600) == 0)
+            // Larger than the services take: refused before it is read.
+            let large = media.appendingPathComponent("large.mp4")
+            #expect(FileManager.default.createFile(atPath: large.path, contents: nil))
+            let handle = try FileHandle(forWritingTo: large)
+            try handle.truncate(atOffset: UInt64(15 * 1024 * 1024 + 1))
+            try handle.close()
+            for access in [MediaAccess.within(media), .anywhere] {
+                let service = TwitterPostService(client: harness.twitter(), baseDirectory: harness.directory, mediaAccess: access)
+                for (path, reason) in [("media/fifo.mp4", "not a regular file"), ("media/large.mp4", "bytes; at most 15728640")] {
+                    do {
+                        _ = try await service.post(intent(path), mayExist: false, progress: { _ in })
+                        Issue.record("\(path) was posted")
+                    } catch let error as PostServiceError {
+                        #expect(error.reason.contains(reason), "\(access) \(path): \(error)")
+                    }
+                }
             }
             #expect(harness.sandbox.posts().isEmpty)
         }

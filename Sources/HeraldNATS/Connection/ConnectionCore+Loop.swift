@@ -29,15 +29,17 @@ extension ConnectionCore {
                 var session = try handshake(with: server)
                 becomeConnected(&session, server: server, first: !everConnected)
                 everConnected = true
+                let connectedAt = ContinuousClock.now
                 let reason = serve(&session)
                 NATSSocket.close(session.socket)
                 if isClosing { return finish(reason: "closed by the client") }
                 becomeDisconnected(from: server, session: session, reason: reason)
                 guard options.allowReconnect else { return finish(reason: "disconnected and reconnecting is off: \(reason)") }
-                // The backoff restarts only after a connection proved healthy (it answered a
-                // PING sent after the handshake): a server that takes the handshake and then
-                // closes, sends garbage or announces an oversized message counts as a failure.
-                if session.isHealthy {
+                // The backoff restarts only after a connection proved healthy: it answered a
+                // PING sent after the handshake and stayed up for ``healthyUptime``. A server
+                // that takes the handshake (or answers that PING) and then closes, sends garbage
+                // or announces an oversized message counts as a failure.
+                if session.isHealthy, ContinuousClock.now - connectedAt >= Self.healthyUptime {
                     failures = 0
                 } else {
                     failures += 1
@@ -65,6 +67,10 @@ extension ConnectionCore {
     }
 
     var isClosing: Bool { state.withLock { $0.phase == .closing || $0.phase == .closed } }
+
+    /// How long a connection that answered its health PING must stay up before a drop no longer
+    /// counts as a failure: a server can then be reconnected to at once, at most once per this.
+    static let healthyUptime: Duration = .seconds(2)
 
     /// After a wake-up seen during the handshake: the next caller must poke again (a close, say),
     /// and whether the client is closing.

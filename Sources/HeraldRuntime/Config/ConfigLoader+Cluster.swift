@@ -105,6 +105,14 @@ extension ConfigLoader {
             if let value = secret, value.utf8.count < IntentAuthenticator.minimumSecretLength {
                 reader.report("\(path).intentSecret", "shorter than \(IntentAuthenticator.minimumSecretLength) bytes; make one with `openssl rand -base64 32`")
                 secret = nil
+            } else if let value = secret {
+                // What run needs to sign with it: the system's HMAC-SHA256, checked here too.
+                do {
+                    _ = try IntentAuthenticator(secret: value)
+                } catch {
+                    reader.report("\(path).intentSecret", "cannot be used: \(error)")
+                    secret = nil
+                }
             }
         } else if let rule = rules.first {
             reader.report("\(path).intentSecret", "required: post rules (\(rule.name)) run in the cluster, and every node signs and checks the post queue's intents with this secret, the same on every node (make one with `openssl rand -base64 32`; write it as {\"env\": \"HERALD_CLUSTER_SECRET\"})")

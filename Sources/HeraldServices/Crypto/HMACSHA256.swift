@@ -43,7 +43,10 @@ public struct HMACSHA256: Sendable {
     }()
     #endif
 
-    /// Loads the system's implementation; throws when there is none.
+    /// Loads the system's implementation and checks it against RFC 4231's second test case;
+    /// throws when there is none or it answers wrong (a library without SHA-256, or a
+    /// configuration that disables it), so that nothing is ever signed with a code it did not
+    /// compute.
     public init() throws(SystemCryptoError) {
         #if !canImport(CommonCrypto)
         switch Self.loaded {
@@ -51,22 +54,29 @@ public struct HMACSHA256: Sendable {
         case .failure(let error): throw error
         }
         #endif
+        let known: [UInt8] = [0x5b, 0xdc, 0xc1, 0x46, 0xbf, 0x60, 0x75, 0x4e, 0x6a, 0x04, 0x24, 0x26, 0x08, 0x95, 0x75, 0xc7,
+                              0x5a, 0x00, 0x3f, 0x08, 0x9d, 0x27, 0x39, 0x83, 0x9d, 0xec, 0x58, 0xb9, 0x64, 0xec, 0x38, 0x43]
+        guard authenticationCode(key: Array("Jefe".utf8), message: Array("what do ya want for nothing?".utf8)) == known else {
+            throw SystemCryptoError("the system's HMAC-SHA256 does not give RFC 4231's known answer; it is not used")
+        }
     }
 
-    /// The 32-byte authentication code of `message` under `key`.
+    /// The 32-byte authentication code of `message` under `key`; empty if the library failed
+    /// (so a comparison with any received code fails: it never yields a predictable code).
     public func authenticationCode(key: [UInt8], message: [UInt8]) -> [UInt8] {
         var code = [UInt8](repeating: 0, count: Self.byteCount)
         #if canImport(CommonCrypto)
         CCHmac(CCHmacAlgorithm(kCCHmacAlgSHA256), key, key.count, message, message.count, &code)
         #else
         var length: UInt32 = 0
-        key.withUnsafeBytes { key in
+        let done = key.withUnsafeBytes { key in
             message.withUnsafeBufferPointer { message in
                 code.withUnsafeMutableBufferPointer { code in
-                    _ = hmac(digest(), key.baseAddress, Int32(key.count), message.baseAddress, message.count, code.baseAddress, &length)
+                    hmac(digest(), key.baseAddress, Int32(clamping: key.count), message.baseAddress, message.count, code.baseAddress, &length) != nil
                 }
             }
         }
+        guard done, length == UInt32(Self.byteCount) else { return [] }
         #endif
         return code
     }
