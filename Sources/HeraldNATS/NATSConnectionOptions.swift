@@ -20,11 +20,16 @@ public struct NATSConnectionOptions: Sendable {
     /// Whether ``NATSConnection/connect()`` keeps trying (with the reconnect backoff) when no server
     /// answers at first, rather than throwing after one pass over the list.
     public var retryOnFailedConnect = false
-    /// The wait before reconnect attempt `n` (1, 2, ...; reset by a successful connect).
+    /// The wait before reconnect attempt `n` (1, 2, ...; reset once a connection proved healthy:
+    /// it answered a PING sent after the handshake and stayed up for ``healthyUptime``).
     /// The default doubles from 50 ms to 2 s. Injected so tests can make it short.
     public var reconnectDelay: @Sendable (_ attempt: Int) -> Duration = { attempt in
         .milliseconds(min(2000, 50 << min(attempt - 1, 6)))
     }
+    /// How long a connection that answered its health PING must stay up before a drop no longer
+    /// counts as a failed attempt: a server is then reconnected to at once, at most once per
+    /// this, however it misbehaves after the handshake.
+    public var healthyUptime: Duration = .seconds(2)
     /// How many bytes of publishes are kept while disconnected; what does not fit is refused
     /// (``NATSError/Kind/bufferFull``) and counted in a ``NATSEvent/dropped(messages:bytes:)``.
     public var reconnectBufferBytes = 8 * 1024 * 1024

@@ -44,6 +44,8 @@ struct HostileServerTests {
         defer { server.stop() }
         let attempts = Attempts()
         var options = NATSConnectionOptions(servers: [server.url], name: "storm")
+        // No connection here stays up long enough to count as healthy, however slow the machine.
+        options.healthyUptime = .seconds(3600)
         options.reconnectDelay = { attempt in
             attempts.record(attempt)
             return .milliseconds(1)

@@ -36,10 +36,10 @@ extension ConnectionCore {
                 becomeDisconnected(from: server, session: session, reason: reason)
                 guard options.allowReconnect else { return finish(reason: "disconnected and reconnecting is off: \(reason)") }
                 // The backoff restarts only after a connection proved healthy: it answered a
-                // PING sent after the handshake and stayed up for ``healthyUptime``. A server
+                // PING sent after the handshake and stayed up for `options.healthyUptime`. A server
                 // that takes the handshake (or answers that PING) and then closes, sends garbage
                 // or announces an oversized message counts as a failure.
-                if session.isHealthy, ContinuousClock.now - connectedAt >= Self.healthyUptime {
+                if session.isHealthy, ContinuousClock.now - connectedAt >= options.healthyUptime {
                     failures = 0
                 } else {
                     failures += 1
@@ -67,10 +67,6 @@ extension ConnectionCore {
     }
 
     var isClosing: Bool { state.withLock { $0.phase == .closing || $0.phase == .closed } }
-
-    /// How long a connection that answered its health PING must stay up before a drop no longer
-    /// counts as a failure: a server can then be reconnected to at once, at most once per this.
-    static let healthyUptime: Duration = .seconds(2)
 
     /// After a wake-up seen during the handshake: the next caller must poke again (a close, say),
     /// and whether the client is closing.
