@@ -32,11 +32,23 @@ import Darwin
         let herald = try #require(Self.herald)
         let config = try RunCommandTests().freshDemo()
         defer { try? FileManager.default.removeItem(at: config.deletingLastPathComponent()) }
-        let port = try Self.freePort()
-        let text = try String(contentsOf: config, encoding: .utf8)
-            .replacingOccurrences(of: #""listen": "127.0.0.1:0""#, with: #""listen": "127.0.0.1:\#(port)""#)
-        try Data(text.utf8).write(to: config)
-        let daemon = try ChildProcess(herald, ["run", "--config", config.path])
+        let shipped = try String(contentsOf: config, encoding: .utf8)
+        // The port must be written in the config (status reads it from there); another process
+        // may take a free port before the daemon binds it, so a port in use is tried again.
+        var port = 0
+        var running: ChildProcess?
+        for _ in 0..<10 {
+            port = try Self.freePort()
+            try Data(shipped.replacingOccurrences(of: #""listen": "127.0.0.1:0""#, with: #""listen": "127.0.0.1:\#(port)""#).utf8).write(to: config)
+            let started = try ChildProcess(herald, ["run", "--config", config.path])
+            let up = await started.waitForStandardError { $0.contains("herald: status at ") || $0.contains("Address already in use") }
+            if up, started.stderr.contains("herald: status at ") {
+                running = started
+                break
+            }
+            _ = await started.finish(within: .seconds(300))
+        }
+        let daemon = try #require(running, "no free port could be bound")
         #expect(await daemon.waitForStandardError { RunCommandTests.loggedAllLoaders($0) })
         #expect(daemon.stderr.contains("herald: status at http://127.0.0.1:\(port)/"))
 
