@@ -63,6 +63,34 @@ struct HostileServerTests {
         #expect(!reasons.isEmpty)
     }
 
+    /// Bytes that came in the same read as the handshake's `PONG` are handled at once: the
+    /// socket does not signal them again. Before: they waited in the parser for the next bytes
+    /// from the server, so garbage right behind the `PONG` was noticed only at the next ping (an
+    /// hour here; seen in CI as a hung reconnect test).
+    @Test(arguments: ["GARBAGE\r\n", "MSG herald.x 1 2147483648\r\n"])
+    func whatFollowsTheHandshakesPONGInTheSameReadIsHandledAtOnce(_ trailer: String) async throws {
+        let server = try FakeNATSServer(greeting: .silent) { session in
+            let info = #"INFO {"server_id":"FAKE","version":"2.9.0","proto":1,"headers":true,"max_payload":1048576}"# + "\r\n"
+            guard session.send(info), session.read(until: "PING\r\n") else { return }
+            session.send("PONG\r\n" + trailer)
+            session.readToEnd()
+        }
+        defer { server.stop() }
+        var options = NATSConnectionOptions(servers: [server.url], name: "trailer")
+        options.allowReconnect = false
+        options.pingInterval = .seconds(3600)
+        let connection = try NATSConnection(options: options)
+        let events = EventRecorder(connection)
+        try await connection.connect()
+        let dropped = await events.next { $0.isDisconnected }
+        guard case .disconnected(_, let reason)? = dropped else {
+            Issue.record("no disconnect: \(events.events)")
+            return
+        }
+        #expect(reason.contains("not the NATS protocol"), "\(reason)")
+        await connection.close()
+    }
+
     /// The server's `max_payload` (4 GiB here) does not raise what the client takes: a 9 MiB
     /// message is a protocol error at its control line (8 MiB by default), before any of its
     /// bytes are buffered.

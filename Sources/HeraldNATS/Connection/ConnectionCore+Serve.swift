@@ -18,6 +18,9 @@ extension ConnectionCore {
         var pingsOutstanding = 0
         var nextPing = ContinuousClock.now.advanced(by: options.pingInterval)
         var closeDeadline: ContinuousClock.Instant?
+        // What came behind the handshake's PONG in the same read is already in the parser: the
+        // socket will not signal it again.
+        if let reason = dispatchBuffered(&session, pingsOutstanding: &pingsOutstanding) { return reason }
         while true {
             // Take the next chunk of queued frames once the previous one is written.
             var closing = false
@@ -107,15 +110,22 @@ extension ConnectionCore {
                 return "reading from the server failed: \(NATSSocket.reason(code))"
             }
             chunk.withUnsafeBytes { session.parser.feed(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
-            do throws(NATSProtocolError) {
-                while let operation = try session.parser.next() {
-                    dispatch(operation, session: &session, pingsOutstanding: &pingsOutstanding)
-                }
-            } catch {
-                emit(.serverError("protocol violation: \(error)"))
-                return "the server sent bytes that are not the NATS protocol: \(error)"
-            }
+            if let reason = dispatchBuffered(&session, pingsOutstanding: &pingsOutstanding) { return reason }
             if count < chunk.count { return nil }
+        }
+        return nil
+    }
+
+    /// Dispatches every whole operation the parser holds.
+    /// - Returns: the reason the connection is lost (bytes that are not the protocol), or nil.
+    private func dispatchBuffered(_ session: inout Session, pingsOutstanding: inout Int) -> String? {
+        do throws(NATSProtocolError) {
+            while let operation = try session.parser.next() {
+                dispatch(operation, session: &session, pingsOutstanding: &pingsOutstanding)
+            }
+        } catch {
+            emit(.serverError("protocol violation: \(error)"))
+            return "the server sent bytes that are not the NATS protocol: \(error)"
         }
         return nil
     }
