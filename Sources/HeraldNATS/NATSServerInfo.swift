@@ -22,12 +22,14 @@ public struct NATSServerInfo: Sendable, Hashable, Decodable {
     public var authRequired: Bool
     /// Whether the server requires TLS (which this client does not speak).
     public var tlsRequired: Bool
+    /// The nonce a client that authenticates with an NKey or a JWT signs.
+    public var nonce: String?
 
     enum CodingKeys: String, CodingKey {
         case serverID = "server_id", serverName = "server_name", version
         case maxPayload = "max_payload", headers, jetStream = "jetstream"
         case connectURLs = "connect_urls", lameDuckMode = "ldm"
-        case authRequired = "auth_required", tlsRequired = "tls_required"
+        case authRequired = "auth_required", tlsRequired = "tls_required", nonce
     }
 
     /// Decodes `INFO`'s JSON; absent optional fields take their protocol defaults.
@@ -43,6 +45,7 @@ public struct NATSServerInfo: Sendable, Hashable, Decodable {
         lameDuckMode = try container.decodeIfPresent(Bool.self, forKey: .lameDuckMode) ?? false
         authRequired = try container.decodeIfPresent(Bool.self, forKey: .authRequired) ?? false
         tlsRequired = try container.decodeIfPresent(Bool.self, forKey: .tlsRequired) ?? false
+        nonce = try container.decodeIfPresent(String.self, forKey: .nonce)
     }
 
     /// Decodes an `INFO` operation's JSON.

@@ -122,7 +122,7 @@ extension ConnectionCore {
             guard !session.info.tlsRequired else { throw .connectionFailed("\(server) requires TLS, which this client does not speak") }
             session.parser.maxPayload = payloadLimit(session.info)
             var hello = Array("CONNECT ".utf8)
-            hello.append(contentsOf: connectJSON(for: server))
+            hello.append(contentsOf: try connectJSON(for: server, nonce: session.info.nonce))
             hello.append(contentsOf: NATSClientFrames.crlf)
             hello.append(contentsOf: NATSClientFrames.ping)
             try writeAll(hello, on: socket, server: server, before: deadline)
@@ -141,8 +141,9 @@ extension ConnectionCore {
         }
     }
 
-    /// `CONNECT`'s JSON: headers and no-responders on, verbose off, the credentials if any.
-    private func connectJSON(for server: NATSServerAddress) -> [UInt8] {
+    /// `CONNECT`'s JSON: headers and no-responders on, verbose off, the credentials if any (a
+    /// JWT or an NKey signs the server's `nonce`).
+    private func connectJSON(for server: NATSServerAddress, nonce: String?) throws(NATSError) -> [UInt8] {
         var fields: [String: Any] = [
             "verbose": false, "pedantic": false, "tls_required": false, "lang": "swift", "version": "1.0.0",
             "protocol": 1, "headers": true, "no_responders": true, "echo": true,
@@ -152,6 +153,17 @@ extension ConnectionCore {
         if let user = server.user ?? options.user {
             fields["user"] = user
             fields["pass"] = server.password ?? options.password ?? ""
+        }
+        if let key = options.userCredentials?.keyPair ?? options.nkey {
+            guard let nonce else {
+                throw .connectionFailed("\(server) sent no nonce to sign: it is not configured for NKey or JWT authentication")
+            }
+            fields["sig"] = try key.signNonce(nonce)
+            if let credentials = options.userCredentials {
+                fields["jwt"] = credentials.jwt
+            } else {
+                fields["nkey"] = key.publicKey
+            }
         }
         let data = (try? JSONSerialization.data(withJSONObject: fields, options: [.sortedKeys])) ?? Data("{}".utf8)
         return Array(data)
