@@ -78,7 +78,8 @@ enum NATSNKeyCoding {
                 bits -= 8
             }
         }
-        guard bytes.count > 2 else { return nil }
+        // Bits left over past the last whole byte must be zero (else two texts would be one key).
+        guard bytes.count > 2, buffer & ((1 << bits) - 1) == 0 else { return nil }
         let payload = Array(bytes[..<(bytes.count - 2)])
         let checksum = UInt16(bytes[bytes.count - 2]) | UInt16(bytes[bytes.count - 1]) << 8
         return crc16(payload) == checksum ? payload : nil
