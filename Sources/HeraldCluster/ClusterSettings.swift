@@ -67,6 +67,8 @@ public struct ClusterSettings: Sendable, Hashable {
     /// the server's `max_payload` counts when smaller. A larger incoming message is a protocol
     /// error (the connection is made again), so give every node of a cluster the same.
     public var maxPayload: Int
+    /// How the node proves who it is to the NATS servers; nil: it does not.
+    public var authentication: ClusterAuthentication?
 
     /// Settings with the documented defaults.
     public init(servers: [URL], node: String, export: [String] = [">"], stream: String = Self.defaultStream, replicas: Int = 1,

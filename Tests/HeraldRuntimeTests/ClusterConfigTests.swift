@@ -88,12 +88,12 @@ import Testing
         let schema = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
         let cluster = try #require((schema["properties"] as? [String: Any])?["cluster"] as? [String: Any])
         let keys = try #require(cluster["properties"] as? [String: Any]).keys.sorted()
-        #expect(keys == ["ackWait", "connectWait", "dedupeWindow", "export", "intentSecret", "leaseBucket", "leaseTTL", "maxAge",
+        #expect(keys == ["ackWait", "auth", "connectWait", "dedupeWindow", "export", "intentSecret", "leaseBucket", "leaseTTL", "maxAge",
                          "maxPayload", "mediaDirectory", "node", "postStream", "replicas", "servers", "startup", "stateBucket", "stream"])
         #expect((cluster["required"] as? [String])?.sorted() == ["node", "servers"])
         // Every key the schema names is one the validator accepts.
         var settings: [String: Any] = ["servers": ["nats://127.0.0.1:4222"], "node": "a"]
-        for key in keys where settings[key] == nil { settings[key] = key == "intentSecret" ? 7 : ["bogus": true] }
+        for key in keys where settings[key] == nil { settings[key] = ["intentSecret", "auth"].contains(key) ? 7 : ["bogus": true] }
         let issues = ConfigFixtures.issues(ConfigFixtures.demo(setting: "cluster", to: settings))
         #expect(!issues.contains { $0.contains("unknown key") })
         #expect(issues.count == keys.count - 2)

@@ -4,7 +4,7 @@
 ///
 /// A key pair is made from a seed, signs the server's nonce when connecting and shows only its
 /// public key. `Sendable`.
-public struct NATSNKeyPair: Sendable, CustomStringConvertible {
+public struct NATSNKeyPair: Sendable, Hashable, CustomStringConvertible {
     /// The public key, as the server's configuration lists it (`U…` for a user).
     public let publicKey: String
     private let signer: Ed25519Signer
@@ -32,6 +32,11 @@ public struct NATSNKeyPair: Sendable, CustomStringConvertible {
     func signNonce(_ nonce: String) throws(NATSError) -> String {
         NATSNKeyCoding.base64URL(try signer.sign(Array(nonce.utf8)))
     }
+
+    /// Key pairs are equal when their public keys are (the public key follows from the seed).
+    public static func == (lhs: NATSNKeyPair, rhs: NATSNKeyPair) -> Bool { lhs.publicKey == rhs.publicKey }
+
+    public func hash(into hasher: inout Hasher) { hasher.combine(publicKey) }
 
     /// Shows the public key, never the seed.
     public var description: String { "NATSNKeyPair(\(publicKey))" }

@@ -3,7 +3,7 @@ import Foundation
 /// A user's credentials as the NATS account system issues them (a `.creds` file): the user's
 /// JWT, sent in `CONNECT`, and the user's NKey seed, which signs the server's nonce.
 /// `Sendable`; shows neither.
-public struct NATSUserCredentials: Sendable, CustomStringConvertible {
+public struct NATSUserCredentials: Sendable, Hashable, CustomStringConvertible {
     /// The user's JWT (public: the server checks it against its account).
     public let jwt: String
     /// The user's key pair, from the seed.

@@ -18,7 +18,7 @@ extension ConfigLoader {
         let path = "cluster"
         let allowed = ["servers", "node", "export", "stream", "replicas", "leaseTTL", "dedupeWindow", "maxAge", "ackWait",
                        "postStream", "leaseBucket", "stateBucket", "startup", "connectWait", "maxPayload", "intentSecret",
-                       "mediaDirectory"]
+                       "mediaDirectory", "auth"]
         guard let fields = reader.object(value, at: path, allowed: allowed) else { return nil }
         let servers = readServers(fields["servers"], reader)
         var node = reader.string(fields, "node", at: path, required: true)
@@ -73,6 +73,7 @@ extension ConfigLoader {
         if let connectWait { settings.connectWait = connectWait }
         if let startup { settings.startup = startup }
         if let maxPayload { settings.maxPayload = maxPayload }
+        if let auth = fields["auth"] { settings.authentication = readClusterAuthentication(auth, baseDirectory: baseDirectory, reader) }
         if settings.dedupeWindow > settings.maxAge {
             reader.report("\(path).dedupeWindow", "\(DurationText.format(settings.dedupeWindow)) is longer than cluster.maxAge (\(DurationText.format(settings.maxAge))); JetStream refuses that")
         }
@@ -204,5 +205,49 @@ extension ConfigLoader {
             servers.append(url)
         }
         return servers.count == items.count ? servers : nil
+    }
+}
+
+extension ConfigLoader {
+    /// `cluster.auth`: exactly one of `{"token"}`, `{"user", "password"}`, `{"nkeySeed"}` or
+    /// `{"credentials": "path/to/user.creds"}` (relative to the config file). Secrets may come
+    /// from the environment (`{"env": NAME}`); the credentials file is read and checked here.
+    func readClusterAuthentication(_ value: ConfigJSON, baseDirectory: URL, _ reader: ConfigReader) -> ClusterAuthentication? {
+        let path = "cluster.auth"
+        let kinds = [["token"], ["user", "password"], ["nkeySeed"], ["credentials"]]
+        guard let fields = reader.object(value, at: path, allowed: kinds.flatMap { $0 }) else { return nil }
+        let given = kinds.filter { kind in kind.contains { fields[$0] != nil } }
+        guard given.count == 1, let kind = given.first else {
+            reader.report(path, given.isEmpty
+                ? "expected one of {\"token\"}, {\"user\", \"password\"}, {\"nkeySeed\"} or {\"credentials\": \"path/to/user.creds\"}"
+                : "give one way to authenticate, not \(given.map { $0.joined(separator: " and ") }.joined(separator: ", "))")
+            return nil
+        }
+        switch kind[0] {
+        case "token":
+            return reader.secret(fields, "token", at: path).map(ClusterAuthentication.token)
+        case "user":
+            let user = reader.string(fields, "user", at: path, required: true)
+            let password = reader.secret(fields, "password", at: path)
+            guard let user, let password else { return nil }
+            return .userPassword(user: user, password: password)
+        case "nkeySeed":
+            guard let seed = reader.secret(fields, "nkeySeed", at: path) else { return nil }
+            do throws(NATSError) {
+                return .nkey(try NATSNKeyPair(seed: seed))
+            } catch {
+                reader.report("\(path).nkeySeed", error.message)
+                return nil
+            }
+        default:
+            guard let file = reader.string(fields, "credentials", at: path) else { return nil }
+            let url = Self.resolve(file, against: baseDirectory)
+            do throws(NATSError) {
+                return .credentials(try NATSUserCredentials(contentsOf: url.path))
+            } catch {
+                reader.report("\(path).credentials", error.message)
+                return nil
+            }
+        }
     }
 }
