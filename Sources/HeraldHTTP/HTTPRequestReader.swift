@@ -1,4 +1,5 @@
 import Foundation
+import HeraldIO
 
 /// Reads HTTP/1.1 requests (RFC 9112) one after another from a keep-alive connection: the head
 /// within ``HTTPServerLimits/headTimeout`` of its first byte, then a `Content-Length` or chunked
@@ -276,13 +277,13 @@ struct HTTPRequestReader {
         while true {
             let left = deadline - environment.uptime()
             guard left > .zero else { return .timedOut }
-            switch Socket.wait(environment.fd, wake: environment.wake, milliseconds: Socket.pollMilliseconds(left)) {
+            switch Poll.wait(readable: environment.fd, wakers: [environment.wake], milliseconds: Poll.milliseconds(left)) {
             case .woken:
                 return .closed
             case .timedOut:
                 continue
             case .readable:
-                guard let bytes = Socket.read(environment.fd) else { return .closed }
+                guard let bytes = TCPSocket(descriptor: environment.fd).receiveChunk() else { return .closed }
                 buffer.append(contentsOf: bytes)
                 return .bytes
             }

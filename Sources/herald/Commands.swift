@@ -1,5 +1,6 @@
 import Foundation
 import HeraldRuntime
+import HeraldIO
 import HeraldSync
 #if canImport(Glibc)
 import Glibc

@@ -1,4 +1,5 @@
 import Foundation
+import HeraldIO
 import HeraldSync
 
 #if canImport(Glibc)
@@ -31,7 +32,7 @@ extension ConnectionCore {
                 everConnected = true
                 let connectedAt = ContinuousClock.now
                 let reason = serve(&session)
-                NATSSocket.close(session.socket)
+                TCPSocket.close(session.socket)
                 if isClosing { return finish(reason: "closed by the client") }
                 becomeDisconnected(from: server, session: session, reason: reason)
                 guard options.allowReconnect else { return finish(reason: "disconnected and reconnecting is off: \(reason)") }
@@ -86,9 +87,9 @@ extension ConnectionCore {
             var wakeAt = deadline
             if let route = state.withLock({ $0.deadlines.earliest }), route < wakeAt { wakeAt = route }
             var descriptor = pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)
-            let count = poll(&descriptor, 1, NATSSocket.milliseconds(ContinuousClock.now.duration(to: wakeAt)))
+            let count = poll(&descriptor, 1, Poll.milliseconds(ContinuousClock.now.duration(to: wakeAt)))
             if count > 0 {
-                NATSSocket.drain(wakeRead)
+                WakePipe.drain(wakeRead)
                 state.withLock { $0.wakePending = false }
             }
             expireRoutes(at: ContinuousClock.now)
@@ -111,7 +112,14 @@ extension ConnectionCore {
     /// TCP connect, `INFO`, `CONNECT` + `PING`, and the `PONG`, all before the connect timeout.
     private func handshake(with server: NATSServerAddress) throws(NATSError) -> Session {
         let deadline = ContinuousClock.now.advanced(by: options.connectTimeout)
-        let socket = try NATSSocket.connect(to: server, before: deadline, wake: wakeRead) { acknowledgeWake() }
+        let socket: Int32
+        do throws(TCPSocket.ConnectError) {
+            socket = try TCPSocket.connect(host: server.host, port: server.port, before: deadline, wake: wakeRead) { acknowledgeWake() }.descriptor
+        } catch .timedOut, .stopped {
+            throw .connectionFailed("\(server): \(SystemError.text(ETIMEDOUT))")
+        } catch {
+            throw .connectionFailed("\(server): \(error)")
+        }
         var session = Session(socket: socket, parser: NATSProtocolParser(maxControlLine: options.maxControlLine),
                               info: try NATSServerInfo.decode(Array("{}".utf8)))
         do throws(NATSError) {
@@ -136,7 +144,7 @@ extension ConnectionCore {
                 }
             }
         } catch {
-            NATSSocket.close(socket)
+            TCPSocket.close(socket)
             throw error
         }
     }
@@ -178,17 +186,16 @@ extension ConnectionCore {
             } catch {
                 throw .protocolViolation("\(server): \(error)")
             }
-            let count = chunk.withUnsafeMutableBytes { NATSSocket.receive(session.socket, $0) }
-            if count > 0 {
+            switch chunk.withUnsafeMutableBytes({ TCPSocket(descriptor: session.socket).receive(into: $0) }) {
+            case .bytes(let count):
                 chunk.withUnsafeBytes { session.parser.feed(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
                 continue
+            case .closed: throw .connectionFailed("\(server) closed the connection during the handshake")
+            case .failed(let error): throw .connectionFailed("\(server): \(error)")
+            case .wantRead, .wantWrite: break
             }
-            if count == 0 { throw .connectionFailed("\(server) closed the connection during the handshake") }
-            let code = errno
-            if code == EINTR { continue }
-            guard code == EAGAIN || code == EWOULDBLOCK else { throw .connectionFailed("\(server): \(NATSSocket.reason(code))") }
             if isClosing { throw .closed }
-            guard NATSSocket.waitUntil(session.socket, events: Int16(POLLIN), wake: wakeRead, deadline: deadline, stop: { acknowledgeWake() }) else {
+            guard case .ready = Poll.wait(session.socket, for: Poll.input, wake: wakeRead, deadline: deadline, stop: { acknowledgeWake() }) else {
                 throw .connectionFailed("\(server) did not complete the handshake within \(options.connectTimeout)")
             }
         }
@@ -197,12 +204,12 @@ extension ConnectionCore {
     private func writeAll(_ bytes: [UInt8], on socket: Int32, server: NATSServerAddress, before deadline: ContinuousClock.Instant) throws(NATSError) {
         var offset = 0
         while offset < bytes.count {
-            let count = bytes.withUnsafeBytes { NATSSocket.send(socket, UnsafeRawBufferPointer(rebasing: $0[offset...])) }
-            if count > 0 { offset += count; continue }
-            let code = errno
-            if code == EINTR { continue }
-            guard code == EAGAIN || code == EWOULDBLOCK else { throw .connectionFailed("\(server): \(NATSSocket.reason(code))") }
-            guard NATSSocket.waitUntil(socket, events: Int16(POLLOUT), wake: wakeRead, deadline: deadline, stop: { acknowledgeWake() }) else {
+            switch bytes.withUnsafeBytes({ TCPSocket(descriptor: socket).send(UnsafeRawBufferPointer(rebasing: $0[offset...])) }) {
+            case .bytes(let count): offset += count; continue
+            case .failed(let error): throw .connectionFailed("\(server): \(error)")
+            case .closed, .wantRead, .wantWrite: break
+            }
+            guard case .ready = Poll.wait(socket, for: Poll.output, wake: wakeRead, deadline: deadline, stop: { acknowledgeWake() }) else {
                 throw .connectionFailed("\(server) did not take the handshake within \(options.connectTimeout)")
             }
         }

@@ -1,4 +1,5 @@
 import Foundation
+import HeraldIO
 import HeraldSync
 
 #if canImport(Glibc)
@@ -43,14 +44,12 @@ extension ConnectionCore {
                 if let closeDeadline, ContinuousClock.now >= closeDeadline { return "closed by the client (unflushed data dropped)" }
             }
             while session.written < session.writing.count {
-                let count = session.writing.withUnsafeBytes {
-                    NATSSocket.send(session.socket, UnsafeRawBufferPointer(rebasing: $0[session.written...]))
+                let result = session.writing.withUnsafeBytes {
+                    TCPSocket(descriptor: session.socket).send(UnsafeRawBufferPointer(rebasing: $0[session.written...]))
                 }
-                if count > 0 { session.written += count; continue }
-                let code = errno
-                if code == EINTR { continue }
-                if code == EAGAIN || code == EWOULDBLOCK { break }
-                return "writing to the server failed: \(NATSSocket.reason(code))"
+                if case .bytes(let count) = result { session.written += count; continue }
+                if case .failed(let error) = result { return "writing to the server failed: \(error)" }
+                break
             }
             // More frames queued meanwhile: look at the socket without sleeping, then take them.
             let moreQueued = session.written == session.writing.count && hasQueuedFrames
@@ -65,9 +64,9 @@ extension ConnectionCore {
                 pollfd(fd: session.socket, events: Int16(POLLIN) | (wantsWrite ? Int16(POLLOUT) : 0), revents: 0),
                 pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0),
             ]
-            let ready = poll(&descriptors, 2, NATSSocket.milliseconds(now.duration(to: wakeAt)))
-            if ready < 0, errno != EINTR { return "waiting on the connection failed: \(NATSSocket.reason(errno))" }
-            if descriptors[1].revents != 0 { NATSSocket.drain(wakeRead) }
+            let ready = poll(&descriptors, 2, Poll.milliseconds(now.duration(to: wakeAt)))
+            if ready < 0, errno != EINTR { return "waiting on the connection failed: \(SystemError.current)" }
+            if descriptors[1].revents != 0 { WakePipe.drain(wakeRead) }
             if descriptors[0].revents & (Int16(POLLIN) | Int16(POLLHUP) | Int16(POLLERR)) != 0 {
                 if let reason = readAvailable(&session, chunk: &chunk, pingsOutstanding: &pingsOutstanding) { return reason }
             }
@@ -101,13 +100,12 @@ extension ConnectionCore {
     /// - Returns: the reason the connection is lost, or nil.
     private func readAvailable(_ session: inout Session, chunk: inout [UInt8], pingsOutstanding: inout Int) -> String? {
         for _ in 0..<4 {
-            let count = chunk.withUnsafeMutableBytes { NATSSocket.receive(session.socket, $0) }
-            if count == 0 { return "the server closed the connection" }
-            if count < 0 {
-                let code = errno
-                if code == EINTR { continue }
-                if code == EAGAIN || code == EWOULDBLOCK { return nil }
-                return "reading from the server failed: \(NATSSocket.reason(code))"
+            let count: Int
+            switch chunk.withUnsafeMutableBytes({ TCPSocket(descriptor: session.socket).receive(into: $0) }) {
+            case .bytes(let read): count = read
+            case .closed: return "the server closed the connection"
+            case .failed(let error): return "reading from the server failed: \(error)"
+            case .wantRead, .wantWrite: return nil
             }
             chunk.withUnsafeBytes { session.parser.feed(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
             if let reason = dispatchBuffered(&session, pingsOutstanding: &pingsOutstanding) { return reason }

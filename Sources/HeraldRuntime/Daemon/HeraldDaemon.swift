@@ -7,6 +7,7 @@ import HeraldSandbox
 import HeraldServices
 import HeraldStatus
 import HeraldSubscribers
+import HeraldIO
 import HeraldSync
 
 /// The running program: a `ServiceGroup` of the embedded sandbox (when a service points at

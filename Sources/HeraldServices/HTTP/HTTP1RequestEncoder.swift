@@ -1,31 +1,42 @@
 import Foundation
 
-/// Where an `http://` request goes and the bytes that carry it on an HTTP/1.1 connection.
+/// Where an `http://` or `https://` request goes and the bytes that carry it on an HTTP/1.1
+/// connection.
 struct HTTP1RequestEncoder {
+    /// Whether the URL is `https` (the connection needs TLS).
+    let isSecure: Bool
     /// The host to resolve (an IPv6 literal without brackets).
     let host: String
     /// The TCP port (80 unless the URL says otherwise).
     let port: Int
     /// The request line, head and body, ready to write.
     let bytes: [UInt8]
+    /// Whether the request lets the connection carry the next one.
+    let keepAlive: Bool
     /// Whether the request is a `HEAD`, whose response never has a body.
     let isHeadRequest: Bool
 
     /// Header fields the connection sets itself; a caller's value is ignored.
     static let connectionFields: Set<String> = ["host", "content-length", "transfer-encoding", "connection", "expect", "keep-alive", "te", "upgrade"]
 
-    /// Encodes `request` for one connection (`Connection: close`).
+    /// `https://host:port`: the key under which a kept-alive connection is reused.
+    var origin: String { "\(isSecure ? "https" : "http")://\(host):\(port)" }
+
+    /// Encodes `request`: for one connection (`Connection: close`), or, with `keepAlive`, for a
+    /// connection that may carry the next request too.
     /// - Throws: a reason naming the offending part when the URL is not `http://host…`, or the
     ///   method or a header field would break the message (a line break in a value, say).
     ///   Header values are never quoted in the reason: they may be credentials.
-    init(_ request: HTTPRequest) throws(HTTP1ResponseError) {
+    init(_ request: HTTPRequest, keepAlive: Bool = false) throws(HTTP1ResponseError) {
         guard let components = URLComponents(url: request.url, resolvingAgainstBaseURL: false),
-              components.scheme?.lowercased() == "http" else {
-            throw .init("the URL's scheme is not http")
+              let scheme = components.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
+            throw .init("the URL's scheme is not http or https")
         }
+        isSecure = scheme == "https"
+        self.keepAlive = keepAlive
         guard var host = components.host, !host.isEmpty else { throw .init("the URL has no host") }
         if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
-        let port = components.port ?? 80
+        let port = components.port ?? (isSecure ? 443 : 80)
         guard (1...65_535).contains(port) else { throw .init("the URL's port \(port) is out of range") }
         guard !request.method.isEmpty, request.method.utf8.allSatisfy(Self.isTokenByte) else {
             throw .init("the method \"\(request.method.prefix(20))\" is not an HTTP token")
@@ -53,7 +64,7 @@ struct HTTP1RequestEncoder {
         if request.body != nil || ["POST", "PUT", "PATCH"].contains(request.method.uppercased()) {
             head += "Content-Length: \(body.count)\r\n"
         }
-        head += "Connection: close\r\n\r\n"
+        head += keepAlive ? "\r\n" : "Connection: close\r\n\r\n"
 
         var bytes = Array(head.utf8)
         bytes.append(contentsOf: body)

@@ -37,6 +37,15 @@ struct HTTP1ResponseReader {
         self.isHeadRequest = isHeadRequest
     }
 
+    /// Whether the connection may carry another request once this response is complete: the
+    /// server did not say `Connection: close` (HTTP/1.1) or said `keep-alive` (HTTP/1.0), the
+    /// body was not framed by the close, and no byte came after the response.
+    var isReusable: Bool {
+        guard case .complete = stage, persistent else { return false }
+        return position == buffer.count
+    }
+    private var persistent = false
+
     /// Whether no byte of a response has arrived yet.
     var isEmpty: Bool { buffer.isEmpty && status == 0 }
 
@@ -150,6 +159,8 @@ struct HTTP1ResponseReader {
         if (100..<200).contains(code) && code != 101 { return }
         status = code
         headers = fields
+        let connection = fields["Connection"]?.lowercased() ?? ""
+        persistent = parts[0] == "HTTP/1.1" ? !connection.contains("close") : connection.contains("keep-alive")
         if isHeadRequest || code == 204 || code == 304 || code == 101 {
             stage = .complete
         } else if let coding = fields["Transfer-Encoding"], coding.lowercased().contains("chunked") {
@@ -163,6 +174,7 @@ struct HTTP1ResponseReader {
             stage = length == 0 ? .complete : .fixed(remaining: length)
         } else {
             stage = .untilClose
+            persistent = false
         }
     }
 

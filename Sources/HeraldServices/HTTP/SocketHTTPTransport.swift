@@ -1,4 +1,5 @@
 import Foundation
+import HeraldIO
 import HeraldSync
 
 /// The ``HTTPTransport`` for plain `http://` URLs: HTTP/1.1 over a socket of its own, one
@@ -17,6 +18,7 @@ import HeraldSync
 /// ``URLSessionTransport`` provides.
 public final class SocketHTTPTransport: HTTPTransport {
     private let defaultTimeout: Duration
+    private let connector = HTTPConnector()
 
     /// Creates a transport whose requests without their own timeout get `defaultTimeout`.
     public init(defaultTimeout: Duration = .seconds(30)) {
@@ -33,8 +35,9 @@ public final class SocketHTTPTransport: HTTPTransport {
         } catch {
             throw ServiceError.transport(error.reason)
         }
+        guard !encoded.isSecure else { throw ServiceError.transport("the URL's scheme is not http") }
         if Task.isCancelled { throw ServiceError.cancelled }
-        let exchange = try SocketExchange(request: encoded, timeout: timeout)
+        let exchange = try SocketExchange(request: encoded, timeout: timeout, connector: connector)
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<HTTPResponse, Error>) in
                 NamedThread.start("herald.http") {

@@ -1,3 +1,4 @@
+import HeraldIO
 import HeraldSync
 import Foundation
 import HeraldServices

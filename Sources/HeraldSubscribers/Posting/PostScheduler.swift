@@ -2,6 +2,7 @@ import Foundation
 import Herald
 import HeraldServices
 import Synchronization
+import HeraldIO
 import HeraldSync
 
 /// Turns events into posts, each exactly once, across crashes.
