@@ -1,10 +1,11 @@
 import Foundation
+import HeraldTestSupport
 import Testing
 
 /// The README promises that the bus (`Herald`, and `HeraldSync` under it) needs only the
 /// standard library, Synchronization and FoundationEssentials, so an app can take it alone.
 /// These tests keep the promise: the sources' `import` lines, and the modules the compiler
-/// actually loaded to build them (its dependency files), stay inside an allow-list.
+/// actually loaded to build them (its loaded-module trace), stay inside an allow-list.
 @Suite struct BusDependencyTests {
     /// What the bus's sources may import.
     static let allowedImports: Set<String> = ["Synchronization", "FoundationEssentials", "HeraldSync"]
@@ -33,29 +34,32 @@ import Testing
         }
     }
 
-    @Test(arguments: ["Herald", "HeraldSync"])
-    func busIsBuiltFromTheStandardLibrarySynchronizationAndFoundationEssentialsAlone(target: String) throws {
-        // The test executable sits in the build directory (.build/<triple>/debug), beside
-        // `<target>.build/*.d`: the files the compiler read, its modules among them.
-        let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-        var directory = executable.deletingLastPathComponent()
-        var found: URL?
-        for _ in 0..<4 {
-            let candidate = directory.appendingPathComponent("\(target).build")
-            if FileManager.default.fileExists(atPath: candidate.path) { found = candidate; break }
-            directory = directory.deletingLastPathComponent()
+    /// The compiler's own trace of the modules it loaded, from a fresh compile of the two modules'
+    /// sources (not the build directory's dependency files, which an incremental build leaves
+    /// stale for sources that were not recompiled).
+    @Test func busIsBuiltFromTheStandardLibrarySynchronizationAndFoundationEssentialsAlone() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("herald-bus-modules-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let sync = try Self.swiftFiles(in: Self.packageRoot.appendingPathComponent("Sources/HeraldSync")).map(\.path)
+        let bus = try Self.swiftFiles(in: Self.packageRoot.appendingPathComponent("Sources/Herald")).map(\.path)
+        let syncTrace = directory.appendingPathComponent("HeraldSync.trace.json")
+        let busTrace = directory.appendingPathComponent("Herald.trace.json")
+        let first = try await Tool.run("/usr/bin/env", ["swiftc", "-emit-module", "-module-name", "HeraldSync", "-parse-as-library",
+                                                        "-swift-version", "6", "-emit-module-path", directory.appendingPathComponent("HeraldSync.swiftmodule").path,
+                                                        "-emit-loaded-module-trace-path", syncTrace.path] + sync)
+        try #require(first.status == 0, "swiftc HeraldSync: \(first.stderr)")
+        let second = try await Tool.run("/usr/bin/env", ["swiftc", "-typecheck", "-module-name", "Herald", "-parse-as-library", "-swift-version", "6",
+                                                         "-I", directory.path, "-emit-loaded-module-trace-path", busTrace.path] + bus)
+        try #require(second.status == 0, "swiftc Herald: \(second.stderr)")
+        for (target, trace) in [("HeraldSync", syncTrace), ("Herald", busTrace)] {
+            let object = try JSONSerialization.jsonObject(with: Data(contentsOf: trace)) as? [String: Any]
+            let paths = try #require(object?["swiftmodules"] as? [String], "no swiftmodules in \(trace.path)")
+            let modules = Self.loadedModules(paths.joined(separator: " "))
+            #expect(modules.contains("Swift"), "the trace names no module at all: \(trace.path)")
+            #expect(modules.subtracting(Self.allowedModules).isEmpty,
+                    "building \(target) loaded \(modules.subtracting(Self.allowedModules).sorted()), outside the bus's allow-list")
         }
-        let buildDirectory = try #require(found, "no \(target).build beside the test executable \(executable.path)")
-        let dependencyFiles = try FileManager.default.contentsOfDirectory(at: buildDirectory, includingPropertiesForKeys: nil)
-            .filter { $0.pathExtension == "d" }
-        #expect(!dependencyFiles.isEmpty, "no dependency files in \(buildDirectory.path)")
-        var modules: Set<String> = []
-        for file in dependencyFiles {
-            modules.formUnion(Self.loadedModules(try String(contentsOf: file, encoding: .utf8)))
-        }
-        #expect(modules.contains("Swift"), "the dependency files name no module at all: \(buildDirectory.path)")
-        #expect(modules.subtracting(Self.allowedModules).isEmpty,
-                "building \(target) loaded \(modules.subtracting(Self.allowedModules).sorted()), outside the bus's allow-list")
     }
 
     @Test func theChecksSeeAForbiddenModule() {
