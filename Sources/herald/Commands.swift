@@ -51,6 +51,7 @@ enum Commands {
             let subscribers = configuration.subscribers.count
             func count(_ number: Int, _ noun: String) -> String { "\(number) \(noun)\(number == 1 ? "" : "s")" }
             Terminal.out("\(path): ok (\(count(services, "service")), \(count(loaders, "loader")), \(count(subscribers, "subscriber")))")
+            for warning in configuration.warnings { Terminal.err("herald: warning: \(warning)") }
             return 0
         }
     }
@@ -58,6 +59,7 @@ enum Commands {
     /// `herald run`: the daemon, which stops on SIGINT or SIGTERM itself.
     static func run(config path: String, duration: Duration?) async -> Int32 {
         guard let configuration = validConfiguration(path) else { return 2 }
+        for warning in configuration.warnings { Terminal.err("herald: warning: \(warning)") }
         let daemon = HeraldDaemon(configuration: configuration)
         do {
             let stopped = try await daemon.run(for: duration, stopOnSignals: true) { started in

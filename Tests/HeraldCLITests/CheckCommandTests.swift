@@ -169,4 +169,29 @@ import Testing
         #expect(result.status == 0)
         #expect(result.stdout.hasPrefix(prefix))
     }
+
+    @Test
+    func anInsecureServiceIsValidButWarnedAbout() async throws {
+        let herald = try #require(Self.herald)
+        let file = try temporaryConfig("""
+            {"services": {"tiqav": {"url": "https://api.example.com", "insecure": true}}, "loaders": {}}
+            """)
+        defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
+        let result = try #require(try await ChildProcess.run(herald, ["check", "--config", file.path]))
+        #expect(result.status == 0)
+        #expect(result.stdout == "\(file.path): ok (1 service, 0 loaders, 0 subscribers)\n")
+        #expect(result.stderr.hasPrefix("herald: warning: services.tiqav.insecure: certificate and host-name verification are off"))
+    }
+
+    @Test
+    func aCAFileThatDoesNotExistIsAnError() async throws {
+        let herald = try #require(Self.herald)
+        let file = try temporaryConfig("""
+            {"services": {"tiqav": {"url": "https://api.example.com", "caFile": "private-ca.pem"}}, "loaders": {}}
+            """)
+        defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
+        let result = try #require(try await ChildProcess.run(herald, ["check", "--config", file.path]))
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("services.tiqav.caFile: no file at \(file.deletingLastPathComponent().appendingPathComponent("private-ca.pem").path)"))
+    }
 }

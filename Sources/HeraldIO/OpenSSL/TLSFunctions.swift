@@ -72,9 +72,11 @@ struct TLSFunctions: Sendable {
     func takeErrors() -> String? {
         var texts: [String] = []
         while case let code = errorPop(), code != 0 {
-            var buffer = [CChar](repeating: 0, count: 256)
-            errorText(code, &buffer, buffer.count)
-            texts.append(String(cString: buffer))
+            var buffer = [UInt8](repeating: 0, count: 256)
+            buffer.withUnsafeMutableBufferPointer { bytes in
+                bytes.withMemoryRebound(to: CChar.self) { errorText(code, $0.baseAddress, $0.count) }
+            }
+            texts.append(String(decoding: buffer.prefix { $0 != 0 }, as: UTF8.self))
         }
         return texts.isEmpty ? nil : texts.joined(separator: "; ")
     }

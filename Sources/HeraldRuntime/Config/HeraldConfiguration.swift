@@ -1,4 +1,5 @@
 import Foundation
+import HeraldIO
 import HeraldCluster
 import HeraldLoaders
 import HeraldSandbox
@@ -28,6 +29,18 @@ public struct HeraldConfiguration: Sendable {
     public var secrets: [String]
     /// The status endpoint (metrics, `/status`, the live page); nil when there is none.
     public var http: HTTPSettings? = nil
+    /// How the `https` services with a `caFile` or `"insecure": true` are verified, by service
+    /// name; a service not here is verified against the system's CA store.
+    public var serviceTLS: [String: TLSConfiguration] = [:]
+
+    /// What `herald check` (and `herald run`) warn about: each service whose certificate and
+    /// host-name verification is off, with the JSON path that turns it off.
+    public var warnings: [String] {
+        serviceTLS.keys.sorted().filter { serviceTLS[$0]?.insecure == true }.map {
+            "services.\($0).insecure: certificate and host-name verification are off for this service; "
+                + "anyone on the network path can read and change its traffic, credentials included"
+        }
+    }
 
     /// Whether some service points at the embedded sandbox.
     public var usesSandbox: Bool { services.values.contains { $0.endpoint == .sandbox } }

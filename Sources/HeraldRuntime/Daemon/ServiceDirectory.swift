@@ -21,11 +21,18 @@ struct ServiceDirectory: Sendable {
         }
     }
 
+    /// The transport for the service `name`: its `caFile` / `insecure` settings on every
+    /// request that sets none of its own.
+    func transport(for name: String) -> any HTTPTransport {
+        guard let tls = configuration.serviceTLS[name] else { return transport }
+        return ServiceTLSTransport(base: transport, tls: tls)
+    }
+
     func twitter(_ name: String) throws(DaemonError) -> TwitterClient {
         guard case .twitter(let endpoint, let credentials, let timeout)? = configuration.services[name] else {
             throw DaemonError("no twitter service named \(name)")
         }
-        return TwitterClient(baseURL: try base(endpoint), credentials: credentials, transport: transport, timeout: timeout)
+        return TwitterClient(baseURL: try base(endpoint), credentials: credentials, transport: transport(for: name), timeout: timeout)
     }
 
     func tiqav(_ name: String) throws(DaemonError) -> TiqavClient {
@@ -38,7 +45,7 @@ struct ServiceDirectory: Sendable {
         if case .url(let url) = endpoint, url.host == "api.tiqav.com", let real = URL(string: "http://img.tiqav.com") {
             imageBase = real
         }
-        return TiqavClient(baseURL: baseURL, imageBaseURL: imageBase, transport: transport, timeout: timeout)
+        return TiqavClient(baseURL: baseURL, imageBaseURL: imageBase, transport: transport(for: name), timeout: timeout)
     }
 
     func baas(_ name: String) throws(DaemonError) -> BaaSClient {
@@ -47,7 +54,7 @@ struct ServiceDirectory: Sendable {
         }
         let settings = BaaSConfiguration(endpoint: try base(endpoint), tenantID: tenant, applicationID: applicationID,
                                          applicationKey: applicationKey)
-        return BaaSClient(configuration: settings, transport: transport, timeout: timeout)
+        return BaaSClient(configuration: settings, transport: transport(for: name), timeout: timeout)
     }
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import HeraldIO
 
 /// Where an `http://` or `https://` request goes and the bytes that carry it on an HTTP/1.1
 /// connection.
@@ -19,8 +20,11 @@ struct HTTP1RequestEncoder {
     /// Header fields the connection sets itself; a caller's value is ignored.
     static let connectionFields: Set<String> = ["host", "content-length", "transfer-encoding", "connection", "expect", "keep-alive", "te", "upgrade"]
 
-    /// `https://host:port`: the key under which a kept-alive connection is reused.
-    var origin: String { "\(isSecure ? "https" : "http")://\(host):\(port)" }
+    /// How the connection is verified, for `https`.
+    let tls: TLSConfiguration
+    /// `https://host:port` (and the TLS settings): the key under which a kept-alive connection
+    /// is reused.
+    var origin: String { "\(isSecure ? "https" : "http")://\(host):\(port)" + (isSecure ? "#\(tls.hashValue)" : "") }
 
     /// Encodes `request`: for one connection (`Connection: close`), or, with `keepAlive`, for a
     /// connection that may carry the next request too.
@@ -34,6 +38,7 @@ struct HTTP1RequestEncoder {
         }
         isSecure = scheme == "https"
         self.keepAlive = keepAlive
+        self.tls = request.tls ?? TLSConfiguration()
         guard var host = components.host, !host.isEmpty else { throw .init("the URL has no host") }
         if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
         let port = components.port ?? (isSecure ? 443 : 80)

@@ -5,19 +5,22 @@ import HeraldSync
 /// Opens the connections of ``SocketHTTPTransport`` (TCP, then TLS for `https`) and keeps the
 /// idle ones a kept-alive response left usable, a few per origin, for the next request there.
 ///
-/// `Sendable`: the idle connections are behind a lock, and one is owned by exactly one exchange
-/// from ``reusable(for:)`` (or ``connect(for:before:timeout:wake:stop:)``) until ``giveBack(_:)``.
+/// `Sendable`: the idle connections and the TLS contexts are behind locks, and a connection is
+/// owned by exactly one exchange from ``reusable(for:)`` (or
+/// ``connect(for:before:timeout:wake:stop:)``) until ``giveBack(_:)``.
 final class HTTPConnector: Sendable {
     /// The most idle connections kept per origin.
     static let maxIdlePerOrigin = 4
 
     private let idle = SyncLock<[String: [HTTPConnection]]>([:])
+    private let contexts = SyncLock<[TLSConfiguration: TLSContext]>([:])
 
     init() {}
 
-    /// Connects to the request's host and port before `deadline`; when the wake pipe fires,
-    /// `stop` says whether to give up.
-    /// - Throws: `.transport` naming the host (does not resolve, refused), `.timeout`, `.cancelled`.
+    /// Connects to the request's host and port before `deadline`, with TLS for `https`; when
+    /// the wake pipe fires, `stop` says whether to give up.
+    /// - Throws: `.transport` naming the host (does not resolve, refused, a certificate refused),
+    ///   `.timeout`, `.cancelled`.
     func connect(for request: HTTP1RequestEncoder, before deadline: ContinuousClock.Instant, timeout: Duration, wake: Int32,
                  stop: () -> Bool) throws(ServiceError) -> HTTPConnection {
         let socket: TCPSocket
@@ -31,7 +34,46 @@ final class HTTPConnector: Sendable {
             case .stopped: throw .cancelled
             }
         }
-        return HTTPConnection(stream: socket, origin: request.origin)
+        guard request.isSecure else { return HTTPConnection(stream: socket, origin: request.origin) }
+        let stream: TLSStream
+        do throws(SystemCryptoError) {
+            stream = try TLSStream(socket: socket, context: context(for: request.tls), serverName: request.host)
+        } catch {
+            TCPSocket.close(socket.descriptor)
+            throw .transport("TLS to \(request.host) port \(request.port) is not available: \(error)")
+        }
+        while true {
+            let events: Int16
+            switch stream.handshake() {
+            case .bytes: return HTTPConnection(stream: stream, origin: request.origin)
+            case .wantRead: events = Poll.input
+            case .wantWrite: events = Poll.output
+            case .closed:
+                stream.close()
+                throw .transport("the TLS handshake with \(request.host) port \(request.port) failed: the server closed the connection")
+            case .failed(let error):
+                stream.close()
+                throw .transport("the TLS handshake with \(request.host) port \(request.port) failed: \(error)")
+            }
+            let outcome = Poll.wait(stream.descriptor, for: events, wake: wake, deadline: deadline, stop: stop)
+            switch outcome {
+            case .ready: continue
+            case .timedOut: stream.close(); throw .timeout(after: timeout)
+            case .stopped: stream.close(); throw .cancelled
+            case .failed(let error): stream.close(); throw .transport("waiting on the connection failed: \(error)")
+            }
+        }
+    }
+
+    /// The context of `configuration`, made once (loading the CA store is not free).
+    private func context(for configuration: TLSConfiguration) throws(SystemCryptoError) -> TLSContext {
+        if let known = contexts.withLock({ $0[configuration] }) { return known }
+        let made = try TLSContext(configuration)
+        return contexts.withLock { contexts in
+            if let raced = contexts[configuration] { return raced }
+            contexts[configuration] = made
+            return made
+        }
     }
 
     /// An idle connection to the request's origin, if one is kept and the server has not closed
@@ -57,6 +99,9 @@ final class HTTPConnector: Sendable {
         }
         if var surplus { surplus.stream.close() }
     }
+
+    /// Connections kept idle now (tests count them to see reuse).
+    var idleConnections: Int { idle.withLock { $0.values.reduce(0) { $0 + $1.count } } }
 
     deinit {
         for var connection in idle.withLock({ $0.values.flatMap { $0 } }) { connection.stream.close() }

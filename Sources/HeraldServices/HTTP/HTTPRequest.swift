@@ -1,4 +1,5 @@
 import Foundation
+import HeraldIO
 
 /// An HTTP request as the clients build it, independent of any transport.
 public struct HTTPRequest: Sendable, Hashable {
@@ -12,13 +13,18 @@ public struct HTTPRequest: Sendable, Hashable {
     public var body: Data?
     /// The whole-exchange deadline; nil uses the transport's default.
     public var timeout: Duration?
+    /// How an `https` connection is verified; nil: against the system's CA store, with the
+    /// host name (see ``TLSConfiguration``). A service's `"caFile"` / `"insecure"` end up here.
+    public var tls: TLSConfiguration?
 
     /// Creates a request.
-    public init(method: String = "GET", url: URL, headers: HTTPHeaders = [:], body: Data? = nil, timeout: Duration? = nil) {
+    public init(method: String = "GET", url: URL, headers: HTTPHeaders = [:], body: Data? = nil, timeout: Duration? = nil,
+                tls: TLSConfiguration? = nil) {
         self.method = method
         self.url = url
         self.headers = headers
         self.body = body
         self.timeout = timeout
+        self.tls = tls
     }
 }

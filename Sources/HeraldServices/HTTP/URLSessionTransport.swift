@@ -6,10 +6,11 @@ import FoundationNetworking
 
 /// The ``HTTPTransport`` over `URLSession`; the only place in the module that touches it.
 ///
-/// Used for `https` (see ``SchemeRoutingTransport``). On Linux, `URLSession` (libcurl under
-/// swift-corelibs-foundation) keeps a write source armed on a connection that waits for its
-/// answer and spins on it: a slow answer costs most of a core for as long as it takes. Plain
-/// `http` therefore goes through ``SocketHTTPTransport``.
+/// No longer the daemon's: ``SchemeRoutingTransport`` sends `https` through
+/// ``SocketHTTPTransport`` too. On Linux, `URLSession` (libcurl under swift-corelibs-foundation)
+/// keeps a write source armed on a connection that waits for its answer and spins on it: a
+/// slow answer costs most of a core for as long as it takes. Kept for callers that want
+/// `URLSession`'s behaviour (and as the baseline the tests compare with).
 ///
 /// Each request gets a whole-exchange deadline (``HTTPRequest/timeout`` or the default given
 /// here) enforced by cancelling the data task, so a slow-drip body cannot stall a caller.
