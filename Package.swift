@@ -45,7 +45,7 @@ let package = Package(
         // (streams, consumers, acked publishes, pull consumers, key-value buckets). Foundation,
         // Dispatch, Glibc and the one lock only; the socket runs on a thread of its own.
         .target(name: "HeraldNATS", dependencies: ["HeraldSync", "HeraldIO"]),
-        .testTarget(name: "HeraldNATSTests", dependencies: ["HeraldNATS", "HeraldTestSupport", "HeraldSync"]),
+        .testTarget(name: "HeraldNATSTests", dependencies: ["HeraldNATS", "HeraldIO", "HeraldTestSupport", "HeraldSync"]),
 
         // The command-line tool. It imports the runtime only (and the one lock): the runtime
         // offers what each command needs.

@@ -45,7 +45,7 @@ extension ConnectionCore {
             }
             while session.written < session.writing.count {
                 let result = session.writing.withUnsafeBytes {
-                    TCPSocket(descriptor: session.socket).send(UnsafeRawBufferPointer(rebasing: $0[session.written...]))
+                    session.stream.write(UnsafeRawBufferPointer(rebasing: $0[session.written...]))
                 }
                 if case .bytes(let count) = result { session.written += count; continue }
                 if case .failed(let error) = result { return "writing to the server failed: \(error)" }
@@ -56,10 +56,10 @@ extension ConnectionCore {
             if closing, session.written == session.writing.count, !moreQueued { return "closed by the client" }
 
             let now = ContinuousClock.now
-            var wakeAt = moreQueued ? now : nextPing
+            var wakeAt = moreQueued || session.readAgain ? now : nextPing
             if let deadline = state.withLock({ $0.deadlines.earliest }), deadline < wakeAt { wakeAt = deadline }
             if let closeDeadline, closeDeadline < wakeAt { wakeAt = closeDeadline }
-            let wantsWrite = session.written < session.writing.count
+            let wantsWrite = session.written < session.writing.count || session.readWantsWrite
             var descriptors = [
                 pollfd(fd: session.socket, events: Int16(POLLIN) | (wantsWrite ? Int16(POLLOUT) : 0), revents: 0),
                 pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0),
@@ -67,7 +67,8 @@ extension ConnectionCore {
             let ready = poll(&descriptors, 2, Poll.milliseconds(now.duration(to: wakeAt)))
             if ready < 0, errno != EINTR { return "waiting on the connection failed: \(SystemError.current)" }
             if descriptors[1].revents != 0 { WakePipe.drain(wakeRead) }
-            if descriptors[0].revents & (Int16(POLLIN) | Int16(POLLHUP) | Int16(POLLERR)) != 0 {
+            if session.readAgain || descriptors[0].revents & (Int16(POLLIN) | Int16(POLLHUP) | Int16(POLLERR)) != 0
+                || (session.readWantsWrite && descriptors[0].revents & Int16(POLLOUT) != 0) {
                 if let reason = readAvailable(&session, chunk: &chunk, pingsOutstanding: &pingsOutstanding) { return reason }
             }
             let after = ContinuousClock.now
@@ -99,18 +100,28 @@ extension ConnectionCore {
     /// Reads what is waiting (a few chunks at most, so writes are not starved) and dispatches it.
     /// - Returns: the reason the connection is lost, or nil.
     private func readAvailable(_ session: inout Session, chunk: inout [UInt8], pingsOutstanding: inout Int) -> String? {
-        for _ in 0..<4 {
+        session.readAgain = false
+        session.readWantsWrite = false
+        // TLS answers a record (16 KiB at most) per read: read on until it wants more from the socket.
+        let reads = session.isTLS ? 64 : 4
+        for _ in 0..<reads {
             let count: Int
-            switch chunk.withUnsafeMutableBytes({ TCPSocket(descriptor: session.socket).receive(into: $0) }) {
+            switch chunk.withUnsafeMutableBytes({ session.stream.read(into: $0) }) {
             case .bytes(let read): count = read
             case .closed: return "the server closed the connection"
             case .failed(let error): return "reading from the server failed: \(error)"
-            case .wantRead, .wantWrite: return nil
+            case .wantRead: return nil
+            case .wantWrite:
+                session.readWantsWrite = true
+                return nil
             }
             chunk.withUnsafeBytes { session.parser.feed(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
             if let reason = dispatchBuffered(&session, pingsOutstanding: &pingsOutstanding) { return reason }
-            if count < chunk.count { return nil }
+            if !session.isTLS, count < chunk.count { return nil }
         }
+        // Stopped at the cap, so writes are not starved: bytes may still wait (in TLS's buffer
+        // too, which the socket does not signal).
+        session.readAgain = true
         return nil
     }
 
