@@ -1,4 +1,5 @@
 import Foundation
+import HeraldIO
 
 /// The `cluster` section of `config.json`: the NATS servers, this daemon's node name, what it
 /// exports, and the JetStream names and timings the bridge, the leases and the shared post
@@ -69,6 +70,9 @@ public struct ClusterSettings: Sendable, Hashable {
     public var maxPayload: Int
     /// How the node proves who it is to the NATS servers; nil: it does not.
     public var authentication: ClusterAuthentication?
+    /// TLS to every server (`cluster.tls`); nil: TLS only for `tls://` servers and servers that
+    /// require it, verified against the system's roots.
+    public var tls: TLSConfiguration?
 
     /// Settings with the documented defaults.
     public init(servers: [URL], node: String, export: [String] = [">"], stream: String = Self.defaultStream, replicas: Int = 1,

@@ -39,4 +39,33 @@ struct ClusterAuthTests {
         if !known { #expect(result.stderr.contains("Authorization Violation"), "stderr: \(result.stderr)") }
         #expect(!result.stderr.contains(Self.seed) && !result.stdout.contains(Self.seed))
     }
+
+    /// Mutual TLS to a JetStream server that verifies clients: with the test CA and a client
+    /// certificate the node runs; against a server whose certificate expired it stops with exit 1
+    /// saying so.
+    @Test(arguments: [true, false])
+    func aNodeConnectsOverMutualTLSAndRefusesAnExpiredServerCertificate(_ valid: Bool) async throws {
+        let herald = try #require(RunCommandTests.herald)
+        let certificates = try await TestCertificates.make()
+        defer { certificates.remove() }
+        let directory = certificates.directory
+        let serverConfig = directory.appendingPathComponent("server.conf")
+        let (certificate, key) = valid ? (certificates.serverCertificate, certificates.serverKey) : (certificates.expiredCertificate, certificates.expiredKey)
+        try Data("tls { cert_file: \"\(certificate)\", key_file: \"\(key)\", ca_file: \"\(certificates.caFile)\", verify: true }\n".utf8).write(to: serverConfig)
+        let server = try await NATSServerProcess.start(arguments: ["-c", serverConfig.path])
+        defer { Task { await server.stop() } }
+        let config = try ClusterStartTests.shippedConfig(in: directory, cluster: [
+            "servers": ["tls://127.0.0.1:\(server.port)"], "node": "a", "connectWait": "0ms",
+            "tls": ["caFile": certificates.caFile, "certificateFile": certificates.clientCertificate, "keyFile": certificates.clientKey],
+        ])
+        let child = try ChildProcess(herald, ["run", "--config", config.path])
+        if valid {
+            let running = await child.waitForStandardError { $0.contains("herald: running") }
+            #expect(running, "stderr: \(child.stderr)")
+            child.signal(SIGTERM)
+        }
+        let result = try #require(await child.finish())
+        #expect(result.status == (valid ? 0 : 1), "stderr: \(result.stderr)")
+        if !valid { #expect(result.stderr.contains("certificate has expired"), "stderr: \(result.stderr)") }
+    }
 }

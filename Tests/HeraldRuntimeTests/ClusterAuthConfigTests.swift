@@ -43,4 +43,28 @@ import Testing
         #expect(issues(["credentials": "/nonexistent/user.creds"]).contains { $0.hasPrefix("cluster.auth.credentials: the credentials file /nonexistent/user.creds cannot be read") })
         #expect(issues(["token": ["env": "UNSET_TOKEN_VARIABLE"]]).contains("cluster.auth.token: environment variable UNSET_TOKEN_VARIABLE is not set and there is no default"))
     }
+
+    @Test func tlsIsReadWithItsFilesAndMistakesAreNamed() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("herald-cluster-tls-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        for name in ["ca.pem", "client.pem", "client.key"] { try Data("x".utf8).write(to: directory.appendingPathComponent(name)) }
+        let object = ConfigFixtures.demo(setting: "cluster", to: [
+            "servers": ["tls://127.0.0.1:4222"], "node": "a",
+            "tls": ["caFile": "ca.pem", "certificateFile": "client.pem", "keyFile": "client.key"],
+        ])
+        let configuration = try ConfigLoader(environment: [:]).parse(try JSONSerialization.data(withJSONObject: object), baseDirectory: directory)
+        let tls = try #require(configuration.cluster?.tls)
+        #expect(tls.caFile == directory.appendingPathComponent("ca.pem").path)
+        #expect(tls.certificateFile == directory.appendingPathComponent("client.pem").path)
+        #expect(tls.privateKeyFile == directory.appendingPathComponent("client.key").path)
+        #expect(configuration.cluster?.servers.map(\.absoluteString) == ["tls://127.0.0.1:4222"])
+
+        func issues(_ tls: Any) -> [String] {
+            ConfigFixtures.issues(ConfigFixtures.demo(setting: "cluster", to: ["servers": ["nats://127.0.0.1:4222"], "node": "a", "tls": tls]))
+        }
+        #expect(issues(["caFile": "/nonexistent/ca.pem"]).contains("cluster.tls.caFile: no file at /nonexistent/ca.pem"))
+        #expect(issues(["certificateFile": "/etc/hostname"]).contains { $0.hasPrefix("cluster.tls.keyFile: required with certificateFile") })
+        #expect(issues(["insecure": true]).contains("cluster.tls.insecure: unknown key"))
+    }
 }

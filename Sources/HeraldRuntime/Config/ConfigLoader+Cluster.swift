@@ -18,7 +18,7 @@ extension ConfigLoader {
         let path = "cluster"
         let allowed = ["servers", "node", "export", "stream", "replicas", "leaseTTL", "dedupeWindow", "maxAge", "ackWait",
                        "postStream", "leaseBucket", "stateBucket", "startup", "connectWait", "maxPayload", "intentSecret",
-                       "mediaDirectory", "auth"]
+                       "mediaDirectory", "auth", "tls"]
         guard let fields = reader.object(value, at: path, allowed: allowed) else { return nil }
         let servers = readServers(fields["servers"], reader)
         var node = reader.string(fields, "node", at: path, required: true)
@@ -73,6 +73,7 @@ extension ConfigLoader {
         if let connectWait { settings.connectWait = connectWait }
         if let startup { settings.startup = startup }
         if let maxPayload { settings.maxPayload = maxPayload }
+        if let tls = fields["tls"] { settings.tls = readClusterTLS(tls, baseDirectory: baseDirectory, reader) }
         if let auth = fields["auth"] { settings.authentication = readClusterAuthentication(auth, baseDirectory: baseDirectory, reader) }
         if settings.dedupeWindow > settings.maxAge {
             reader.report("\(path).dedupeWindow", "\(DurationText.format(settings.dedupeWindow)) is longer than cluster.maxAge (\(DurationText.format(settings.maxAge))); JetStream refuses that")
@@ -180,9 +181,9 @@ extension ConfigLoader {
                 reader.report(here, "credentials in a server URL are not supported")
                 continue
             }
-            guard let url = URL(string: text), url.scheme?.lowercased() == "nats", let host = url.host, !host.isEmpty,
+            guard let url = URL(string: text), ["nats", "tls"].contains(url.scheme?.lowercased() ?? ""), let host = url.host, !host.isEmpty,
                   url.path.isEmpty || url.path == "/", url.query == nil, url.fragment == nil, url.user == nil, url.password == nil else {
-                reader.report(here, "\"\(text)\" is not a nats://host[:port] URL")
+                reader.report(here, "\"\(text)\" is not a nats://host[:port] or tls://host[:port] URL")
                 continue
             }
             if let port = ConfigReader.writtenPort(text), !port.isEmpty, !(1...65535).contains(url.port ?? 0) {
@@ -193,7 +194,7 @@ extension ConfigLoader {
             do {
                 address = try NATSServerAddress(parsing: url.absoluteString)
             } catch {
-                reader.report(here, "\"\(text)\" is not a nats://host[:port] URL")
+                reader.report(here, "\"\(text)\" is not a nats://host[:port] or tls://host[:port] URL")
                 continue
             }
             let endpoint = "\(address.host.lowercased()):\(address.port)"
