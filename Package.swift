@@ -80,7 +80,7 @@ let package = Package(
 
         // Helpers shared by the test targets (curl as a real client).
         .target(name: "HeraldTestSupport", dependencies: ["HeraldSync"], path: "Tests/HeraldTestSupport"),
-        .testTarget(name: "HeraldServicesTests", dependencies: ["HeraldServices", "HeraldSandbox", "HeraldTestSupport", "HeraldSync"]),
+        .testTarget(name: "HeraldServicesTests", dependencies: ["HeraldServices", "HeraldSandbox", "HeraldHTTP", "HeraldTestSupport", "HeraldSync"]),
         .testTarget(name: "HeraldSandboxTests", dependencies: ["HeraldSandbox", "HeraldHTTP", "HeraldTestSupport", "HeraldSync"]),
 
         .testTarget(name: "HeraldTests", dependencies: ["Herald", "HeraldTestSupport", "HeraldSync"]),

@@ -40,7 +40,7 @@ public struct SchemeRoutingTransport: HTTPTransport {
                 return try await secure.send(request)
             case "http":
                 let response = try await plain.send(request)
-                guard Self.redirectStatuses.contains(response.status), redirects < Self.maxRedirects,
+                guard request.followsRedirects, Self.redirectStatuses.contains(response.status), redirects < Self.maxRedirects,
                       let location = response.headers["Location"],
                       let next = URL(string: location, relativeTo: request.url)?.absoluteURL,
                       ["http", "https"].contains(next.scheme?.lowercased() ?? "") else {

@@ -124,7 +124,7 @@ final class SocketExchange: Sendable {
 
     /// Reads until the response is complete.
     private func receive(on socket: Int32, before deadline: ContinuousClock.Instant) throws(ServiceError) -> HTTPResponse {
-        var reader = HTTP1ResponseReader(isHeadRequest: request.isHeadRequest)
+        var reader = HTTP1ResponseReader(isHeadRequest: request.isHeadRequest, bodyLimit: request.maxResponseBytes)
         var chunk = [UInt8](repeating: 0, count: 64 * 1024)
         while true {
             let count = chunk.withUnsafeMutableBytes { PosixSocket.receive(socket, $0.baseAddress!, $0.count) }
@@ -135,6 +135,8 @@ final class SocketExchange: Sendable {
                     continue
                 }
                 if count == 0 { return try reader.finish() }
+            } catch where error.isTooLarge {
+                throw ServiceError(kind: .decoding, message: error.reason, location: "body")
             } catch {
                 throw .transport("\(error.reason) (\(request.host) port \(request.port))")
             }
