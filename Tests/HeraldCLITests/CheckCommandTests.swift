@@ -17,7 +17,7 @@ import Testing
         let herald = try #require(Self.herald)
         let result = try #require(try await ChildProcess.run(herald, ["check"], in: BuiltProducts.packageRoot))
         #expect(result.status == 0)
-        #expect(result.stdout == "config.json: ok (4 services, 5 loaders, 3 subscribers)\n")
+        #expect(result.stdout == "config.json: ok (5 services, 6 loaders, 3 subscribers)\n")
         #expect(result.stderr.isEmpty)
     }
 
