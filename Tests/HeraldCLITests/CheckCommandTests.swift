@@ -22,6 +22,24 @@ import Testing
     }
 
     @Test
+    func aWebhookSecretThatIsNotBase64IsNamedWithItsPath() async throws {
+        let herald = try #require(Self.herald)
+        let file = try temporaryConfig("""
+            {
+              "services": {"hook": {"kind": "webhook", "url": "https://hooks.example.com/x", "secret": "whsec_not*base64"}},
+              "loaders": {"news": {"kind": "feed", "url": "https://example.com/feed.xml", "every": "15m"}},
+              "subscribers": {"posts": {"kind": "post", "rules": {
+                "notify": {"on": "loader.news.finished", "for": "new", "service": "hook", "body": {"text": "{{item.title}}"}}}}}
+            }
+            """)
+        defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
+        let result = try #require(try await ChildProcess.run(herald, ["check", "--config", file.path]))
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("services.hook.secret: the secret is not valid base64 after \"whsec_\""), "\(result.stderr)")
+        #expect(!result.stderr.contains("not*base64"))
+    }
+
+    @Test
     func everyErrorIsPrintedAndTheExitCodeIs2() async throws {
         let herald = try #require(Self.herald)
         let file = try temporaryConfig("""
