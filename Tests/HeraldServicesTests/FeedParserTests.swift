@@ -191,6 +191,14 @@ import Testing
         #expect(item.summary == "Café — it & more")
     }
 
+    @Test func anHTMLEntityInAFeedIsNamed() throws {
+        let error = try #require(throws: ServiceError.self) {
+            try FeedParser.parse(Data("<rss><channel><item><guid>1</guid><title>a&nbsp;b</title></item></channel></rss>".utf8))
+        }
+        #expect(error.message.contains("entity XML does not define") || error.message.contains("malformed XML"), "\(error)")
+        #expect(error.location?.hasPrefix("line 1") == true)
+    }
+
     @Test func anEmptyOrNonXMLBodyIsNamed() throws {
         #expect(throws: ServiceError.self) { try FeedParser.parse(Data()) }
         let error = try #require(throws: ServiceError.self) { try FeedParser.parse(Data("{\"items\": []}".utf8)) }

@@ -31,8 +31,11 @@ public enum FeedParser {
         }
         guard succeeded else {
             if looksLikeHTML(prepared) { throw FeedPrologue.htmlError(data) }
-            let code = parser.parserError.map { " (XML error \(($0 as NSError).code))" } ?? ""
-            throw .decoding("malformed XML\(code)", location: "line \(parser.lineNumber), column \(parser.columnNumber)", body: data)
+            let code = parser.parserError.map { ($0 as NSError).code }
+            // libxml2's XML_ERR_UNDECLARED_ENTITY: HTML's named entities are not XML's.
+            let reason = code == 26 ? "malformed XML: an entity XML does not define (such as &nbsp;; XML has only &amp; &lt; &gt; &quot; &apos; and numeric ones)"
+                : "malformed XML" + (code.map { " (XML error \($0))" } ?? "")
+            throw .decoding(reason, location: "line \(parser.lineNumber), column \(parser.columnNumber)", body: data)
         }
         guard let format = collector.format else {
             throw .decoding("no root element: the body holds no XML element", location: "body", body: data)
