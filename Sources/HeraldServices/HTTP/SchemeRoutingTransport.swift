@@ -7,7 +7,8 @@ import Foundation
 /// Redirects answered to a plain-http request (301, 302, 303, 307, 308 with a `Location`) are
 /// followed, up to five, as `URLSession` would: 303, and 301 or 302 after a `POST`, become a
 /// `GET` without body; credentials are not carried to another host. `https` redirects are
-/// left to `URLSession`. Each hop has the request's whole timeout.
+/// left to `URLSession`. Each hop has the request's whole timeout. A request with
+/// ``HTTPRequest/followsRedirects`` off gets the redirect answer itself, on either scheme.
 public struct SchemeRoutingTransport: HTTPTransport {
     /// The transport for `http` URLs.
     public let plain: any HTTPTransport
