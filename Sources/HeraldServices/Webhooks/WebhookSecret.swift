@@ -51,5 +51,6 @@ public struct WebhookSecretError: Error, Sendable, Hashable, CustomStringConvert
 
     init(_ reason: String) { self.reason = reason }
 
+    /// `the secret …`, for a config error.
     public var description: String { "the secret \(reason)" }
 }
