@@ -76,7 +76,7 @@ let package = Package(
 
         // A loopback HTTP/1.1 emulator of the three services, with fault injection.
         // It shares no code with HeraldServices so a client bug cannot hide behind its mirror.
-        .target(name: "HeraldSandbox", dependencies: ["HeraldHTTP", "HeraldSync"]),
+        .target(name: "HeraldSandbox", dependencies: ["HeraldHTTP", "HeraldSync", "HeraldIO"]),
 
         .executableTarget(
             name: "sandbox-server",
@@ -87,7 +87,7 @@ let package = Package(
         // Helpers shared by the test targets (curl as a real client).
         .target(name: "HeraldTestSupport", dependencies: ["HeraldSync"], path: "Tests/HeraldTestSupport"),
         .testTarget(
-            name: "HeraldServicesTests", dependencies: ["HeraldServices", "HeraldSandbox", "HeraldTestSupport", "HeraldSync", "HeraldIO"],
+            name: "HeraldServicesTests", dependencies: ["HeraldServices", "HeraldSandbox", "HeraldHTTP", "HeraldTestSupport", "HeraldSync", "HeraldIO"],
             exclude: ["Support/tls_server.py"]
         ),
         .testTarget(name: "HeraldSandboxTests", dependencies: ["HeraldSandbox", "HeraldHTTP", "HeraldTestSupport", "HeraldSync", "HeraldIO"]),

@@ -117,7 +117,7 @@ public struct ConfigLoader: Sendable {
 
     private func readService(_ name: String, _ value: ConfigJSON, _ reader: ConfigReader) -> ServiceConfiguration? {
         let path = "services.\(name)"
-        let kinds = ["twitter", "tiqav", "baas", "mastodon"]
+        let kinds = ["twitter", "tiqav", "baas", "mastodon", "webhook"]
         var kind: String?
         if case .object(let fields) = value, fields["kind"] != nil {
             kind = reader.choice(fields, "kind", at: path, among: kinds)
@@ -125,7 +125,7 @@ public struct ConfigLoader: Sendable {
         } else if kinds.contains(name) {
             kind = name
         } else if case .object = value {
-            reader.report("\(path).kind", "required (twitter, tiqav, baas or mastodon) when the service is not named after its kind")
+            reader.report("\(path).kind", "required (twitter, tiqav, baas, mastodon or webhook) when the service is not named after its kind")
             return nil
         }
         switch kind {
@@ -156,6 +156,8 @@ public struct ConfigLoader: Sendable {
             return endpoint.map { .tiqav(endpoint: $0, timeout: timeout) }
         case "mastodon":
             return readMastodonService(value, at: path, reader)
+        case "webhook":
+            return readWebhookService(value, at: path, reader)
         default:
             let allowed = ["kind", "url", "tenant", "appId", "appKey", "timeout"] + Self.tlsKeys
             guard let fields = reader.object(value, at: path, allowed: allowed) else { return nil }

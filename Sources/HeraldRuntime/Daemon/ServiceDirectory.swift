@@ -66,7 +66,9 @@ extension HeraldConfiguration {
     public func sandboxConfiguration() -> SandboxConfiguration {
         var sandbox = SandboxConfiguration(port: self.sandbox.port, faults: self.sandbox.faults)
         if let interval = self.sandbox.statusInterval {
+            // The feeds grow at the timeline's pace.
             sandbox.statusInterval = interval.timeInterval
+            sandbox.feedInterval = interval.timeInterval
         }
         sandbox.todoInterval = self.sandbox.todoInterval.map(\.timeInterval)
         let todoBuckets = self.loaders.keys.sorted().compactMap { id -> String? in
@@ -91,6 +93,8 @@ extension HeraldConfiguration {
                 sandbox.baasApplicationKey = applicationKey
             case .mastodon(.sandbox, let token, _)?:
                 sandbox.mastodon.token = token
+            case .webhook(.sandbox, let secret?, _, _)?:
+                sandbox.webhookSecret = secret.key
             default:
                 break
             }

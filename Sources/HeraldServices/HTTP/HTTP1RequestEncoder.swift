@@ -16,6 +16,8 @@ struct HTTP1RequestEncoder {
     let keepAlive: Bool
     /// Whether the request is a `HEAD`, whose response never has a body.
     let isHeadRequest: Bool
+    /// The largest response body accepted.
+    let maxResponseBytes: Int
 
     /// Header fields the connection sets itself; a caller's value is ignored.
     static let connectionFields: Set<String> = ["host", "content-length", "transfer-encoding", "connection", "expect", "keep-alive", "te", "upgrade"]
@@ -77,6 +79,7 @@ struct HTTP1RequestEncoder {
         self.port = port
         self.bytes = bytes
         self.isHeadRequest = request.method.uppercased() == "HEAD"
+        self.maxResponseBytes = min(request.maxResponseBytes ?? HTTP1ResponseReader.maxBodyBytes, HTTP1ResponseReader.maxBodyBytes)
     }
 
     /// RFC 9110 `tchar`.

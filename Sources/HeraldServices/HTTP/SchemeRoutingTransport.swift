@@ -7,7 +7,8 @@ import Foundation
 /// Redirects (301, 302, 303, 307, 308 with a `Location`) are followed for both schemes, up to
 /// five, as `URLSession` would: 303, and 301 or 302 after a `POST`, become a `GET` without
 /// body; credentials are not carried to another host, nor from `https` down to `http`. Each
-/// hop has the request's whole timeout.
+/// hop has the request's whole timeout. A request with ``HTTPRequest/followsRedirects`` off
+/// gets the redirect answer itself, on either scheme.
 public struct SchemeRoutingTransport: HTTPTransport {
     /// The transport for `http` URLs.
     public let plain: any HTTPTransport
@@ -44,7 +45,7 @@ public struct SchemeRoutingTransport: HTTPTransport {
             default:
                 throw ServiceError.transport("the URL scheme \(request.url.scheme ?? "(none)") is neither http nor https")
             }
-            guard Self.redirectStatuses.contains(response.status), redirects < Self.maxRedirects,
+            guard request.followsRedirects, Self.redirectStatuses.contains(response.status), redirects < Self.maxRedirects,
                   let location = response.headers["Location"],
                   let next = URL(string: location, relativeTo: request.url)?.absoluteURL,
                   ["http", "https"].contains(next.scheme?.lowercased() ?? "") else {

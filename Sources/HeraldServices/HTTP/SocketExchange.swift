@@ -111,7 +111,7 @@ final class SocketExchange: Sendable {
     /// ``ExchangeError/staleConnection``.
     private func receive(on stream: inout any ByteStream, before deadline: ContinuousClock.Instant,
                          fresh: Bool) throws(ExchangeError) -> (HTTPResponse, Bool) {
-        var reader = HTTP1ResponseReader(isHeadRequest: request.isHeadRequest)
+        var reader = HTTP1ResponseReader(isHeadRequest: request.isHeadRequest, bodyLimit: request.maxResponseBytes)
         var chunk = [UInt8](repeating: 0, count: 64 * 1024)
         while true {
             let result = chunk.withUnsafeMutableBytes { stream.read(into: $0) }
@@ -138,6 +138,8 @@ final class SocketExchange: Sendable {
     private func parse<T>(_ body: () throws(HTTP1ResponseError) -> T) throws(ExchangeError) -> T {
         do throws(HTTP1ResponseError) {
             return try body()
+        } catch where error.isTooLarge {
+            throw .service(ServiceError(kind: .decoding, message: error.reason, location: "body"))
         } catch {
             throw .service(.transport("\(error.reason) (\(request.host) port \(request.port))"))
         }

@@ -17,6 +17,9 @@ import FoundationNetworking
 /// Cancelling the calling task cancels the data task.
 public final class URLSessionTransport: HTTPTransport {
     private let session: URLSession
+    /// For requests with ``HTTPRequest/followsRedirects`` off: its delegate refuses every
+    /// redirect, so the 3xx answer itself comes back, as from the other transports.
+    private let unredirectedSession: URLSession
     private let defaultTimeout: Duration
 
     /// Creates a transport over a fresh ephemeral session (no cookies, no cache).
@@ -26,11 +29,13 @@ public final class URLSessionTransport: HTTPTransport {
         configuration.urlCache = nil
         configuration.httpCookieStorage = nil
         self.session = URLSession(configuration: configuration)
+        self.unredirectedSession = URLSession(configuration: configuration, delegate: RedirectRefusal(), delegateQueue: nil)
         self.defaultTimeout = defaultTimeout
     }
 
     deinit {
         session.finishTasksAndInvalidate()
+        unredirectedSession.finishTasksAndInvalidate()
     }
 
     /// Sends `request`; throws `.transport`, `.timeout` or `.cancelled`.
@@ -49,7 +54,7 @@ public final class URLSessionTransport: HTTPTransport {
         let exchange = DataTaskExchange()
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<HTTPResponse, Error>) in
-                let task = session.dataTask(with: urlRequest) { data, response, error in
+                let task = (request.followsRedirects ? session : unredirectedSession).dataTask(with: urlRequest) { data, response, error in
                     continuation.resume(with: exchange.result(data: data, response: response, error: error, timeout: timeout))
                 }
                 exchange.start(task, timeout: timeout)
@@ -57,5 +62,15 @@ public final class URLSessionTransport: HTTPTransport {
         } onCancel: {
             exchange.cancel(reason: .cancelled)
         }
+    }
+}
+
+/// Answers every redirect with "do not follow", so the data task completes with the 3xx.
+///
+/// `@unchecked Sendable` is safe: it has no state.
+private final class RedirectRefusal: NSObject, URLSessionTaskDelegate, @unchecked Sendable {
+    func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+                    newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void) {
+        completionHandler(nil)
     }
 }
