@@ -99,8 +99,13 @@ enum NATSWorkloads {
         try await connection.flush()
         let elapsed = start.duration(to: .now)
         timedCPU = HeraldBench.cpuSeconds() - cpu
-        let info = try await js.consumerInfo(stream: stream.name, consumer: "bench")
-        guard info.numAckPending == 0 else { throw NATSError(kind: .invalidResponse, message: "\(info.numAckPending) acks missing") }
+        // The server applies acks in the consumer's own time: look again for up to 10 s.
+        for attempt in 0... {
+            let info = try await js.consumerInfo(stream: stream.name, consumer: "bench")
+            if info.numAckPending == 0 { break }
+            guard attempt < 200 else { throw NATSError(kind: .invalidResponse, message: "\(info.numAckPending) acks missing") }
+            try await Task.sleep(for: .milliseconds(50))
+        }
         try await js.deleteStream(stream.name)
         await connection.close()
         return Double(n) / elapsed.timeInterval

@@ -81,12 +81,19 @@ func main() {
 		// Not timed: fill the stream.
 		publish(js, subject, payload, *n)
 		rate, cpu = consume(connection, js, stream, subject, *n, *window)
-		info, err := js.ConsumerInfo(stream, "bench")
-		if err != nil {
-			fail("consumer info: %v", err)
-		}
-		if info.NumAckPending != 0 {
-			fail("%d acks missing", info.NumAckPending)
+		// The server applies acks in the consumer's own time: look again for up to 10 s.
+		for attempt := 0; ; attempt++ {
+			info, err := js.ConsumerInfo(stream, "bench")
+			if err != nil {
+				fail("consumer info: %v", err)
+			}
+			if info.NumAckPending == 0 {
+				break
+			}
+			if attempt == 200 {
+				fail("%d acks missing", info.NumAckPending)
+			}
+			time.Sleep(50 * time.Millisecond)
 		}
 	default:
 		fail("unknown workload %q", *workload)
