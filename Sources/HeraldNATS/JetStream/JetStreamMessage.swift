@@ -93,7 +93,10 @@ public struct JetStreamMessage: Sendable {
     public var headers: NATSHeaders? { message.headers }
 
     /// Acknowledges it: it will not be delivered again.
-    public func ack() throws(NATSError) { try reply("+ACK") }
+    public func ack() throws(NATSError) { try reply(Self.ackBody) }
+
+    /// The body of an ack, made once (every consumed message is acked).
+    private static let ackBody = Array("+ACK".utf8)
 
     /// Refuses it for now: it is delivered again (after `delay`, when given).
     public func nak(delay: Duration? = nil) throws(NATSError) {
@@ -113,7 +116,11 @@ public struct JetStreamMessage: Sendable {
     }
 
     private func reply(_ body: String) throws(NATSError) {
+        try reply(Array(body.utf8))
+    }
+
+    private func reply(_ body: [UInt8]) throws(NATSError) {
         guard let subject = message.replyTo else { throw .invalidResponse("the message on '\(message.subject)' has no ack subject") }
-        try connection.publish(subject, payload: Array(body.utf8))
+        try connection.publish(subject, payload: body)
     }
 }
