@@ -65,14 +65,17 @@ struct HeraldBench {
           --json            print a JSON array of {name, herald, baseline, ratio}
           --filter PREFIX   run only workloads whose name starts with PREFIX (only the one
                             named PREFIX, when there is one)
-          --side SIDE       run only 'herald' or only 'baseline' (for profiling)
+          --side SIDE       run only 'herald' or only 'baseline' (for profiling; no nats.go)
+          --no-go           skip the nats.go column of the NATS rows (it needs golang-go and
+                            golang-github-nats-io-go-nats-dev; skipped with a note without them;
+                            HERALD_BENCH_GO=PATH names the go binary)
           --help            this text
 
         Build with: swift run -c release herald-bench
         """
 
     static func main() async {
-        var quick = false, json = false
+        var quick = false, json = false, noGo = false
         var filter: String?
         var side: String?
         var arguments = CommandLine.arguments.dropFirst()
@@ -80,6 +83,7 @@ struct HeraldBench {
             switch argument {
             case "--quick": quick = true
             case "--json": json = true
+            case "--no-go": noGo = true
             case "--filter":
                 guard let value = arguments.popFirst() else { fail("--filter needs a value") }
                 filter = value
@@ -183,7 +187,9 @@ struct HeraldBench {
         }
         // Issue 21: the official client on the same workloads, same server, same run.
         var goReady = false
-        if side == nil, workloads.contains(where: { $0.natsGo != nil }) {
+        if noGo, workloads.contains(where: { $0.natsGo != nil }) {
+            notes.append("nats.go column skipped: --no-go")
+        } else if side == nil, workloads.contains(where: { $0.natsGo != nil }) {
             if let skipped = await NATSGoBaseline.build() { notes.append(skipped) } else { goReady = true }
         }
 

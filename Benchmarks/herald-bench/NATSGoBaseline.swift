@@ -15,8 +15,12 @@ enum NATSGoBaseline {
 
     static let nats = "/usr/share/gocode/src/github.com/nats-io/nats.go"
 
-    /// `go` on PATH (or Debian's /usr/lib/go/bin), if installed.
+    /// `go`: `$HERALD_BENCH_GO` when set (a path; nothing there means no Go), else on PATH (or
+    /// Debian's /usr/lib/go/bin), if installed.
     static var goExecutable: String? {
+        if let chosen = ProcessInfo.processInfo.environment["HERALD_BENCH_GO"] {
+            return FileManager.default.isExecutableFile(atPath: chosen) ? chosen : nil
+        }
         let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
         let directories = path.split(separator: ":").map(String.init) + ["/usr/bin", "/usr/lib/go/bin", "/usr/local/go/bin"]
         return directories.map { $0 + "/go" }.first { FileManager.default.isExecutableFile(atPath: $0) }
