@@ -232,6 +232,8 @@ struct HeraldBench {
                 }
                 rows.append(row)
             } catch {
+                // The server is a child of ours: exiting without stopping it would leave it running.
+                await NATSWorkloads.stop()
                 fail("\(workload.name): \(error)")
             }
         }
