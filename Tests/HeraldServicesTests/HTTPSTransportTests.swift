@@ -110,7 +110,10 @@ import Testing
             let transport = SocketHTTPTransport()
             let request = HTTPRequest(url: server.url("/hold?seconds=600"), tls: TLSConfiguration(caFile: certificates.caFile))
             let task = Task { try await transport.send(request) }
-            // Cancelled while it waits (or before it started: either way it ends as cancelled).
+            // Cancelled once the server holds it: the exchange is asleep in poll, waiting.
+            let observer = SocketHTTPTransport()
+            let tls = TLSConfiguration(caFile: certificates.caFile)
+            while try await observer.send(HTTPRequest(url: server.url("/holding"), tls: tls)).body != Data("1".utf8) {}
             task.cancel()
             let error = await serviceError { try await task.value }
             #expect(error?.kind == .cancelled)
