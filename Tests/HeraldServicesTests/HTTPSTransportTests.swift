@@ -96,6 +96,25 @@ import Testing
         }
     }
 
+    @Test func aPostNeverGoesOnAKeptAliveConnection() async throws {
+        try await Self.withServer { server, certificates in
+            let transport = SocketHTTPTransport()
+            let tls = TLSConfiguration(caFile: certificates.caFile)
+            func body(_ method: String) async throws -> String {
+                let response = try await transport.send(HTTPRequest(method: method, url: server.url("/count"), body: Data("x".utf8), tls: tls))
+                return String(decoding: response.body, as: UTF8.self)
+            }
+            let first = try await body("GET")
+            // A server may close a kept connection as the request arrives; the one retry on a new
+            // connection must never post twice, so a POST always opens its own.
+            let posted = try await body("POST")
+            let third = try await body("GET")
+            #expect(first == "connection 1 request 1")
+            #expect(posted == "connection 2 request 1")
+            #expect(third.hasSuffix("request 2"))
+        }
+    }
+
     @Test func redirectsAreFollowedOverHTTPS() async throws {
         try await Self.withServer { server, certificates in
             let response = try await SchemeRoutingTransport()

@@ -7,6 +7,7 @@ starts). Usage: tls_server.py CERT KEY. Paths:
   /count            answers "connection <c> request <r>" (keep-alive reuse shows as c staying 1)
   /cut              promises 1000 bytes, sends 10, and drops the connection without close_notify
   /redirect         302 to /count
+A POST reads its body and is answered as a GET.
 """
 import http.server
 import itertools
@@ -73,6 +74,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.answer(302, b"", [("Location", "/count")])
         else:
             self.answer(404, b"no such path")
+
+    def do_POST(self):
+        self.rfile.read(int(self.headers.get("Content-Length", "0")))
+        self.do_GET()
 
 
 class Server(http.server.ThreadingHTTPServer):
