@@ -35,6 +35,7 @@ let package = Package(
         // layer (HTTP server, HTTP client, NATS client), TLS and HMAC over the system's OpenSSL
         // loaded at run time. Foundation, Dispatch and Glibc; never imported by the bus.
         .target(name: "HeraldIO", dependencies: ["HeraldSync"]),
+        .testTarget(name: "HeraldIOTests", dependencies: ["HeraldIO"]),
 
         // One lifecycle for every long-running part: Service, ServiceGroup (start in order, stop in
         // reverse on signals, a duration or a failure), graceful shutdown, UnixSignalsSequence.

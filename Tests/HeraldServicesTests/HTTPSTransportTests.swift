@@ -96,6 +96,25 @@ import Testing
         }
     }
 
+    @Test func aPostNeverGoesOnAKeptAliveConnection() async throws {
+        try await Self.withServer { server, certificates in
+            let transport = SocketHTTPTransport()
+            let tls = TLSConfiguration(caFile: certificates.caFile)
+            func body(_ method: String) async throws -> String {
+                let response = try await transport.send(HTTPRequest(method: method, url: server.url("/count"), body: Data("x".utf8), tls: tls))
+                return String(decoding: response.body, as: UTF8.self)
+            }
+            let first = try await body("GET")
+            // A server may close a kept connection as the request arrives; the one retry on a new
+            // connection must never post twice, so a POST always opens its own.
+            let posted = try await body("POST")
+            let third = try await body("GET")
+            #expect(first == "connection 1 request 1")
+            #expect(posted == "connection 2 request 1")
+            #expect(third.hasSuffix("request 2"))
+        }
+    }
+
     @Test func redirectsAreFollowedOverHTTPS() async throws {
         try await Self.withServer { server, certificates in
             let response = try await SchemeRoutingTransport()
@@ -110,7 +129,10 @@ import Testing
             let transport = SocketHTTPTransport()
             let request = HTTPRequest(url: server.url("/hold?seconds=600"), tls: TLSConfiguration(caFile: certificates.caFile))
             let task = Task { try await transport.send(request) }
-            // Cancelled while it waits (or before it started: either way it ends as cancelled).
+            // Cancelled once the server holds it: the exchange is asleep in poll, waiting.
+            let observer = SocketHTTPTransport()
+            let tls = TLSConfiguration(caFile: certificates.caFile)
+            while try await observer.send(HTTPRequest(url: server.url("/holding"), tls: tls)).body != Data("1".utf8) {}
             task.cancel()
             let error = await serviceError { try await task.value }
             #expect(error?.kind == .cancelled)

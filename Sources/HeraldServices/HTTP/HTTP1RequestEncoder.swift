@@ -14,6 +14,10 @@ struct HTTP1RequestEncoder {
     let bytes: [UInt8]
     /// Whether the request lets the connection carry the next one.
     let keepAlive: Bool
+    /// Whether sending the request twice does no more than sending it once (RFC 9110 §9.2.2):
+    /// only such a request goes on a kept-alive connection, which the server may have closed
+    /// meanwhile, so that the one retry on a fresh connection can never post twice.
+    let isIdempotent: Bool
     /// Whether the request is a `HEAD`, whose response never has a body.
     let isHeadRequest: Bool
     /// The largest response body accepted.
@@ -40,6 +44,7 @@ struct HTTP1RequestEncoder {
         }
         isSecure = scheme == "https"
         self.keepAlive = keepAlive
+        self.isIdempotent = ["GET", "HEAD", "PUT", "DELETE", "OPTIONS", "TRACE"].contains(request.method.uppercased())
         self.tls = request.tls ?? TLSConfiguration()
         guard var host = components.host, !host.isEmpty else { throw .init("the URL has no host") }
         if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }

@@ -77,15 +77,21 @@ final class HTTPConnector: Sendable {
     }
 
     /// An idle connection to the request's origin, if one is kept and the server has not closed
-    /// it (a kept connection that is readable was closed, or sent what no request asked for).
+    /// it, for an idempotent request (a `POST` always gets a fresh connection: see
+    /// ``HTTP1RequestEncoder/isIdempotent``). A kept connection that is readable is read: TLS
+    /// records that carry no data (a session ticket) leave it usable; an end, a failure, or bytes
+    /// no request asked for close it.
     func reusable(for request: HTTP1RequestEncoder) -> HTTPConnection? {
-        guard request.keepAlive else { return nil }
-        while let candidate = idle.withLock({ $0[request.origin]?.popLast() }) {
-            if case .success(let events) = Poll.wait([(candidate.stream.descriptor, Poll.input)], milliseconds: 0), events[0] == 0 {
-                return candidate
+        guard request.keepAlive, request.isIdempotent else { return nil }
+        while var candidate = idle.withLock({ $0[request.origin]?.popLast() }) {
+            guard case .success(let events) = Poll.wait([(candidate.stream.descriptor, Poll.input)], milliseconds: 0) else {
+                candidate.stream.close()
+                continue
             }
-            var closing = candidate
-            closing.stream.close()
+            if events[0] == 0 { return candidate }
+            var probe = [UInt8](repeating: 0, count: 1)
+            if probe.withUnsafeMutableBytes({ candidate.stream.read(into: $0) }) == .wantRead { return candidate }
+            candidate.stream.close()
         }
         return nil
     }

@@ -3,9 +3,11 @@
 Its listening socket is file descriptor 0 (the test binds it, so it knows the port before this
 starts). Usage: tls_server.py CERT KEY. Paths:
   /hold?seconds=N   answers "held" after N seconds (a slow service)
+  /holding          answers how many /hold requests are waiting now
   /count            answers "connection <c> request <r>" (keep-alive reuse shows as c staying 1)
   /cut              promises 1000 bytes, sends 10, and drops the connection without close_notify
   /redirect         302 to /count
+A POST reads its body and is answered as a GET.
 """
 import http.server
 import itertools
@@ -13,10 +15,13 @@ import signal
 import socket
 import ssl
 import sys
+import threading
 import time
 import urllib.parse
 
 connections = itertools.count(1)
+holding = [0]
+holding_lock = threading.Lock()
 
 
 class Handler(http.server.BaseHTTPRequestHandler):
@@ -43,8 +48,18 @@ class Handler(http.server.BaseHTTPRequestHandler):
         url = urllib.parse.urlsplit(self.path)
         query = urllib.parse.parse_qs(url.query)
         if url.path == "/hold":
-            time.sleep(float(query.get("seconds", ["1"])[0]))
+            with holding_lock:
+                holding[0] += 1
+            try:
+                time.sleep(float(query.get("seconds", ["1"])[0]))
+            finally:
+                with holding_lock:
+                    holding[0] -= 1
             self.answer(200, b"held")
+        elif url.path == "/holding":
+            with holding_lock:
+                count = holding[0]
+            self.answer(200, str(count).encode())
         elif url.path == "/count":
             self.answer(200, f"connection {self.connection_number} request {self.requests}".encode())
         elif url.path == "/cut":
@@ -59,6 +74,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.answer(302, b"", [("Location", "/count")])
         else:
             self.answer(404, b"no such path")
+
+    def do_POST(self):
+        self.rfile.read(int(self.headers.get("Content-Length", "0")))
+        self.do_GET()
 
 
 class Server(http.server.ThreadingHTTPServer):
