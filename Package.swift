@@ -55,7 +55,7 @@ let package = Package(
         // Side-by-side benchmarks against Foundation and the standard library.
         .executableTarget(
             name: "herald-bench",
-            dependencies: ["Herald", "HeraldSubscribers", "HeraldSync", "HeraldNATS", "HeraldTestSupport"],
+            dependencies: ["Herald", "HeraldSubscribers", "HeraldSync", "HeraldIO", "HeraldNATS", "HeraldTestSupport"],
             path: "Benchmarks/herald-bench"
         ),
 

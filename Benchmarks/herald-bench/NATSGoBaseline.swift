@@ -1,4 +1,5 @@
 import Foundation
+import HeraldIO
 import HeraldSync
 
 /// The official Go client (nats.go) running the NATS rows' JetStream workloads against the

@@ -1,5 +1,6 @@
 import Foundation
 import HeraldIO
+import HeraldTestSupport
 import Testing
 
 @testable import HeraldServices
@@ -12,8 +13,8 @@ import Testing
     /// Runs `body` with fresh certificates and a server presenting the one for
     /// localhost / 127.0.0.1 (or the wrong-name one).
     static func withServer(wrongName: Bool = false,
-                           _ body: (TLSTestServer, TLSTestServer.Certificates) async throws -> Void) async throws {
-        let certificates = try await TLSTestServer.Certificates.make()
+                           _ body: (TLSTestServer, TestCertificates) async throws -> Void) async throws {
+        let certificates = try await TestCertificates.make()
         defer { certificates.remove() }
         let server = try TLSTestServer(
             certificate: wrongName ? certificates.wrongCertificate : certificates.serverCertificate,

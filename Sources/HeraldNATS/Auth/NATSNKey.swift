@@ -1,3 +1,5 @@
+import HeraldIO
+
 /// An NKey: NATS's encoding of an Ed25519 key as text (`SU…` for a user's seed, `U…` for its
 /// public key): RFC 4648 base32 without padding over a prefix byte that names the kind of key,
 /// the 32 key bytes and a CRC-16 (XMODEM, little-endian) of both.
@@ -24,13 +26,21 @@ public struct NATSNKeyPair: Sendable, Hashable, CustomStringConvertible {
         guard NATSNKeyCoding.publicPrefixes.contains(kind) else {
             throw .connectionFailed("the NKey seed names no known kind of key")
         }
-        signer = try Ed25519Signer(seed: Array(raw[2...]))
+        do throws(SystemCryptoError) {
+            signer = try Ed25519Signer(seed: Array(raw[2...]))
+        } catch {
+            throw .connectionFailed("NKeys need Ed25519: \(error)")
+        }
         publicKey = NATSNKeyCoding.encode([kind] + signer.publicKey)
     }
 
     /// The signature of the server's nonce as `CONNECT`'s `sig` wants it: base64url without padding.
     func signNonce(_ nonce: String) throws(NATSError) -> String {
-        NATSNKeyCoding.base64URL(try signer.sign(Array(nonce.utf8)))
+        do throws(SystemCryptoError) {
+            return NATSNKeyCoding.base64URL(try signer.sign(Array(nonce.utf8)))
+        } catch {
+            throw .connectionFailed("the nonce could not be signed: \(error)")
+        }
     }
 
     /// Key pairs are equal when their public keys are (the public key follows from the seed).
