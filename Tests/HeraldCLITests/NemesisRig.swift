@@ -205,6 +205,22 @@ final class NemesisRig: Sendable {
         return objects.compactMap { $0["description"] as? String }.map { "New todo: \($0)" }
     }
 
+    /// Scripts the sandbox's next answers on `path` (`responses` as `/_sandbox/faults` takes them).
+    func script(_ path: String, _ responses: String) async throws {
+        var request = URLRequest(url: sandbox.url.appendingPathComponent("_sandbox/faults"))
+        request.httpMethod = "POST"
+        request.httpBody = Data(#"{"path": "\#(path)", "responses": \#(responses)}"#.utf8)
+        let (_, response) = try await URLSession.shared.data(for: request)
+        #expect((response as? HTTPURLResponse)?.statusCode == 200)
+    }
+
+    /// How many scripted answers the sandbox still holds.
+    func scriptedLeft() async throws -> Int {
+        let (data, _) = try await URLSession.shared.data(from: sandbox.url.appendingPathComponent("_sandbox/faults"))
+        let scripts = (try JSONSerialization.jsonObject(with: data) as? [String: Any])?["scripts"] as? [[String: Any]] ?? []
+        return scripts.reduce(0) { $0 + (($1["responses"] as? [Any])?.count ?? ($1["outcomes"] as? [Any])?.count ?? 1) }
+    }
+
     /// Waits until every text of `expected` is posted (each new stream message looks again).
     func waitUntilPosted(_ expected: [String]) async throws -> Bool {
         var posts = try await sandbox.posts()

@@ -99,6 +99,32 @@ struct NemesisTests {
         }
     }
 
+    /// The holder paused while its request for the todos is in flight (the sandbox answers it
+    /// a lease's TTL late): when it resumes the answer is waiting, and it must not announce it,
+    /// for another node holds the loader by then.
+    @Test func aHolderPausedWithItsRequestToTheServiceInFlightAnnouncesNothingOnceItResumes() async throws {
+        try await run(servers: 1, name: "pause-mid-load") { rig, journal in
+            let holder = try Self.holder(rig)
+            try await rig.script("/1/demo/objects/todos", #"[{"delay": \#(Self.leaseTTL.components.seconds)}]"#)
+            // Its request is in flight once the script is used up (looked at on each stream message).
+            while try await rig.scriptedLeft() > 0 { await rig.watcher.next() }
+            let paused = ContinuousClock.now
+            let pausedAt = Date()
+            rig.pause(holder)
+            journal.record("pause mid-load", holder)
+            await Self.takeover(from: holder, since: pausedAt, rig)
+            try await ContinuousClock().sleep(until: paused + Self.leaseTTL * 2)
+            rig.resume(holder)
+            let resumedAt = Date()
+            journal.record("resume", holder)
+            let lost = await rig.daemon(holder)?.waitForStandardError { $0.contains("cluster.lease.todos.lost") }
+            #expect(lost == true, "the paused node never said it lost the lease: \(rig.log(holder))")
+            await rig.watcher.wait { $0.filter { $0.subject == Self.finished("todos") && $0.time > resumedAt }.count >= 3 }
+            let late = rig.watcher.events.filter { $0.subject == Self.finished("todos") && $0.node == holder && $0.time > pausedAt }
+            #expect(late.isEmpty || rig.lastAcquired("todos") == holder, "\(holder) announced \(late.map(\.newItems)) after its lease ended")
+        }
+    }
+
     @Test func aHolderCutOffFromNATSBothWaysThenOneWayStopsLoadingAndAnotherTakesOverPostingNothingTwice() async throws {
         try await run(servers: 1, name: "cut-off") { rig, journal in
             for mode in [FaultProxy.Mode.blackhole, .dropToServer, .dropToClient] {
