@@ -46,7 +46,9 @@ final class NemesisJournal: Sendable {
 }
 
 /// Faults drawn from a seed, one at a time: each held for between half and twice the lease's
-/// TTL, then undone, with a quiet gap after it.
+/// TTL, then undone, with a quiet gap (half to one and a half TTL) after it. The seed fixes the
+/// kinds, targets and durations; half the daemon faults go to whichever node holds the todo
+/// loader then, so a replay hits the same role, not always the same name.
 struct NemesisSchedule {
     enum Fault: String, CaseIterable, Codable, Sendable {
         case pauseDaemon, killDaemon, blackholeDaemon, dropToServer, dropToClient, delayDaemon, resetDaemon
@@ -78,7 +80,11 @@ struct NemesisSchedule {
         let kinds = Fault.allCases.filter { rig.servers.count == 3 || $0 != .split }
         while ContinuousClock.now < end {
             let fault = kinds[Int(generator.next() % UInt64(kinds.count))]
-            let node = NemesisRig.nodes[Int(generator.next() % 3)]
+            // Half the daemon faults hit the todo loader's holder (the node that announced its
+            // last load), as Jepsen aims at the primary; which node that is depends on timing.
+            let drawn = Int(generator.next() % 6)
+            let holder = rig.watcher.events.last { $0.subject == "herald.loader.todos.finished" }?.node
+            let node = drawn < 3 ? NemesisRig.nodes[drawn] : holder ?? NemesisRig.nodes[drawn - 3]
             let server = Int(generator.next() % UInt64(rig.servers.count))
             let hold = ttl / 2 + ttl * (1.5 * Double(generator.next() % 1000) / 1000)
             let gap = ttl / 2 + ttl * (Double(generator.next() % 1000) / 1000)

@@ -182,7 +182,8 @@ public final class FaultProxy: Sendable {
         return descriptor
     }
 
-    static func loopback(port: Int) -> sockaddr_in {
+    /// A loopback IPv4 address with `port`.
+    public static func loopback(port: Int) -> sockaddr_in {
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
@@ -267,6 +268,8 @@ final class Link: Sendable {
                 if entry.fd == source {
                     let count = recv(source, &buffer, buffer.count, Int32(MSG_DONTWAIT))
                     if count > 0 {
+                        // The mode when the bytes came, not when the poll began.
+                        let current = mode()
                         if current.drops(towardsServer: towardsServer) || destination < 0 {
                             state.withLock { $0.lostBytes = true }
                         } else {
