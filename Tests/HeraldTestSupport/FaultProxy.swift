@@ -30,6 +30,7 @@ public final class FaultProxy: Sendable {
         /// Drops what the server sends (towards the client); forwards the other way.
         case dropToClient
 
+        /// The mode in words (`delay 0.3 seconds`).
         public var description: String {
             switch self {
             case .pass: "pass"
@@ -261,7 +262,8 @@ final class Link: Sendable {
             var timeout: Int32 = 50
             if let head = queue.first, !headDue {
                 let wait = now.duration(to: head.due)
-                timeout = Int32(max(1, min(50, wait.components.seconds * 1000 + wait.components.attoseconds / 1_000_000_000_000_000)))
+                let milliseconds = (Double(wait.components.seconds) + Double(wait.components.attoseconds) / 1e18) * 1000
+                timeout = Int32(max(1, min(50, milliseconds.rounded(.up))))
             }
             guard poll(&descriptors, nfds_t(descriptors.count), timeout) > 0 else { continue }
             for entry in descriptors where entry.revents != 0 {

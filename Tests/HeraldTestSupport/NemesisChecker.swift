@@ -7,10 +7,15 @@ import Foundation
 public struct NemesisHistory: Codable, Sendable {
     /// A load: `loader.<id>.finished` from `node` at `time` (the node's clock), announcing `items` as new.
     public struct Load: Codable, Sendable, Equatable {
+        /// The loader's id.
         public var loader: String
+        /// The node that announced it.
         public var node: String
+        /// When (the event's time).
         public var time: Date
+        /// The ids of the new items.
         public var items: [String]
+        /// A load.
         public init(loader: String, node: String, time: Date, items: [String]) {
             self.loader = loader
             self.node = node
@@ -21,9 +26,13 @@ public struct NemesisHistory: Codable, Sendable {
 
     /// `node` logged `cluster.lease.<loader>.acquired` at `time`.
     public struct Tenure: Codable, Sendable, Equatable {
+        /// The loader's id.
         public var loader: String
+        /// The node that took its lease.
         public var node: String
+        /// When (the log line's time).
         public var time: Date
+        /// A lease taken.
         public init(loader: String, node: String, time: Date) {
             self.loader = loader
             self.node = node
@@ -33,10 +42,15 @@ public struct NemesisHistory: Codable, Sendable {
 
     /// A post outcome stored in the stream: `post.<rule>.sent` (possibly a duplicate) or `.failed`.
     public struct Send: Codable, Sendable, Equatable {
+        /// The node that reported it.
         public var node: String
+        /// The intent's idempotency key.
         public var key: String
+        /// Sent, as a duplicate the record or the service recognised.
         public var duplicate: Bool
+        /// `post.<rule>.failed`.
         public var failed: Bool
+        /// A post outcome.
         public init(node: String, key: String, duplicate: Bool, failed: Bool = false) {
             self.node = node
             self.key = key
@@ -47,10 +61,15 @@ public struct NemesisHistory: Codable, Sendable {
 
     /// A loader state the state bucket stored at `revision`.
     public struct Save: Codable, Sendable, Equatable {
+        /// The loader's id.
         public var loader: String
+        /// The bucket's revision of the value.
         public var revision: UInt64
+        /// The item ids seen (todos).
         public var seen: [String]
+        /// The newest status id seen (timelines).
         public var sinceID: String?
+        /// A stored state.
         public init(loader: String, revision: UInt64, seen: [String] = [], sinceID: String? = nil) {
             self.loader = loader
             self.revision = revision
@@ -65,15 +84,20 @@ public struct NemesisHistory: Codable, Sendable {
     public var allowedPosts: [String] = []
     /// The sandbox's posts, in order.
     public var posts: [String] = []
+    /// Every load stored in the event stream.
     public var loads: [Load] = []
+    /// Every lease taken, from the daemons' logs.
     public var tenures: [Tenure] = []
+    /// Every post outcome stored in the event stream.
     public var sends: [Send] = []
+    /// Every loader state the state bucket stored (as a consumer saw them).
     public var saves: [Save] = []
     /// Every `Nats-Msg-Id` stored in the event stream.
     public var storedIDs: [String] = []
     /// Each daemon's exit status after the final SIGTERM.
     public var exits: [String: Int32] = [:]
 
+    /// An empty history.
     public init() {}
 }
 
