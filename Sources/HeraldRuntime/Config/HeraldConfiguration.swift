@@ -28,6 +28,9 @@ public struct HeraldConfiguration: Sendable {
     public var secrets: [String]
     /// The status endpoint (metrics, `/status`, the live page); nil when there is none.
     public var http: HTTPSettings? = nil
+    /// The file's hash, when it was read and its sections as written (nil for a configuration
+    /// made in code).
+    public var source: ConfigSource? = nil
 
     /// Whether some service points at the embedded sandbox.
     public var usesSandbox: Bool { services.values.contains { $0.endpoint == .sandbox } }
