@@ -15,8 +15,8 @@ import HeraldSync
 /// nothing accepted: loaders that go or change stop first (a load in flight is cancelled, nothing
 /// is published for it); subscribers that go or change end after delivering what waits in their
 /// mailboxes; post schedulers that go or change stop (their unsent posts stay in their outboxes,
-/// which the new ones resume); then the new subscribers, schedulers and loaders start, in that
-/// order, and every other log file and archive is reopened.
+/// which the new ones resume); every log file and archive left is reopened (logrotate moved
+/// it); then the new subscribers, schedulers and loaders start, in that order.
 ///
 /// `Sendable`: its state is behind a lock.
 final class DaemonRuntime: Sendable {
@@ -154,7 +154,10 @@ final class DaemonRuntime: Sendable {
             }
         }
         state.withLock { $0.daemon = next }
-        // 4. The new ones start: subscribers, then post schedulers, then loaders.
+        // 4. Every log file and archive left is reopened (logrotate moved it), before anything
+        // new publishes: what the new parts cause goes to the new files.
+        await reopenFiles()
+        // 5. The new ones start: subscribers, then post schedulers, then loaders.
         for name in live.startedSubscribers {
             guard let settings = new.subscribers[name], let member = subscriberMember(name, settings) else { continue }
             do { try await subscribers.add(member) } catch { errors.append(Self.describe(error)) }
@@ -174,8 +177,6 @@ final class DaemonRuntime: Sendable {
                 }
             }
         }
-        // 5. Every other log file and archive is reopened (logrotate moved it).
-        await reopenFiles()
         return Applied(changes: difference.lines, errors: errors, notes: notes)
     }
 
