@@ -6,7 +6,10 @@ import Foundation
 /// Made by reflection over the validated ``HeraldConfiguration``, so a section or kind added
 /// later shows without a change here. Durations read as in the config (`30s`), URLs and dates as
 /// text, values that describe themselves (a template, a topic pattern, a condition) by their
-/// description; a string holding a secret, or containing one, reads `"********"`.
+/// description. A field whose name says it holds a secret (`…Secret`, `…Token`, `…Key`,
+/// `credentials`, `authorization`, a password) reads `"********"` whatever it holds, and so
+/// does any other string holding a secret (of eight characters or more) read from the file or
+/// the environment.
 public enum EffectiveConfig {
     /// What masked secrets read as.
     public static let mask = "********"
@@ -62,7 +65,8 @@ public enum EffectiveConfig {
         case .enum:
             let name = String(describing: subject).prefix { $0 != "(" }
             guard let payload = mirror.children.first else { return String(name) }
-            return [payload.label ?? String(name): value(of: payload.value, secrets: secrets, depth: depth + 1)]
+            let label = payload.label ?? String(name)
+            return [label: isSecret(label) ? mask : value(of: payload.value, secrets: secrets, depth: depth + 1)]
         case .tuple:
             let children = Array(mirror.children)
             if children.allSatisfy({ $0.label == nil || $0.label!.hasPrefix(".") }) {
@@ -80,12 +84,22 @@ public enum EffectiveConfig {
         var object: [String: Any] = [:]
         for (index, child) in children.enumerated() {
             let label = child.label.map { $0.hasPrefix("_") ? String($0.dropFirst()) : $0 } ?? "\(index)"
-            object[label] = value(of: child.value, secrets: secrets, depth: depth + 1)
+            let shown = value(of: child.value, secrets: secrets, depth: depth + 1)
+            object[label] = isSecret(label) && !(shown is NSNull) ? mask : shown
         }
         return object
     }
 
+    /// Whether a field of this name holds a secret.
+    static func isSecret(_ label: String) -> Bool {
+        let name = label.lowercased()
+        return ["secret", "token", "key"].contains { name.hasSuffix($0) } || name.contains("password")
+            || ["credentials", "authorization"].contains(name)
+    }
+
     private static func masked(_ text: String, _ secrets: [String]) -> String {
-        secrets.contains { text.contains($0) } ? mask : text
+        // Short secrets (the sandbox's "sandbox") would mask every text that happens to hold
+        // them; the fields that hold secrets are masked by name anyway.
+        secrets.contains { $0.count >= 8 && text.contains($0) } ? mask : text
     }
 }
