@@ -127,8 +127,13 @@ final class DaemonRuntime: Sendable {
                 await loaders.remove("loaders.\(id)")
                 if difference.removedLoaders.contains(id) { sources.removeLoader(id) }
             }
+            // A loader that now reads something else starts with no state; its old state is
+            // kept beside, as `<id>.json.replaced`, not deleted.
             for id in difference.loadersWithNewIdentity {
-                if let url = store.fileURL(for: id) { try? FileManager.default.removeItem(at: url) }
+                guard let url = store.fileURL(for: id), FileManager.default.fileExists(atPath: url.path) else { continue }
+                let aside = url.appendingPathExtension("replaced")
+                try? FileManager.default.removeItem(at: aside)
+                try? FileManager.default.moveItem(at: url, to: aside)
             }
         }
         // 2. Post schedulers that go or change stop; what they have not sent stays in their outboxes.
