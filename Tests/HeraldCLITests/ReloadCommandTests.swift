@@ -59,6 +59,10 @@ import Glibc
         let metrics = try await Curl.run([url + "metrics"]).stdout
         #expect(metrics.contains("herald_config_last_reload_successful 0"), "\(metrics)")
         #expect(child.stderr.contains("refused, nothing changed"))
+        let herald = try #require(BuiltProducts.url(of: "herald"))
+        let table = try #require(try await ChildProcess.run(herald, ["status", "--url", url]))
+        #expect(table.stdout.contains("config \(rig.config.path) sha1 "), "\(table.stdout)")
+        #expect(table.stdout.contains("2 reloads; the last failed: loaders."), "\(table.stdout)")
 
         // The next reload of a valid file works; what a restart needs is said.
         try rig.write(loaders: Self.tiqav + ", " + Self.todos)
