@@ -9,6 +9,8 @@ struct StatusHandler: HTTPRequestHandler {
     let sources: StatusSources
     let hub: EventStreamHub
     let now: @Sendable () -> Date
+    /// Whether the endpoint listens on loopback only, where `POST /-/reload` is served.
+    var reloadAllowed = true
 
     static let paths: Set<String> = ["/", "/metrics", "/status", "/healthz", "/readyz", "/events"]
     /// The one path that changes something: asks the daemon to reload its configuration.
@@ -52,6 +54,9 @@ struct StatusHandler: HTTPRequestHandler {
     private func reload(_ request: HTTPServerRequest) -> HTTPServerResponse {
         guard request.method == "POST" else {
             return .error(405, "\(Self.reloadPath) answers POST only", headers: [("Allow", "POST")])
+        }
+        guard reloadAllowed else {
+            return .error(403, "\(Self.reloadPath) is served on a loopback listener only")
         }
         guard let reload = sources.reload else {
             return .error(503, "this daemon does not reload now (starting, stopping, or run without a configuration file)")
