@@ -48,8 +48,7 @@ import Testing
         await log.wait(until: { $0.contains("ready a") })
         try await set.add(.init("late", FailingService(name: "late", log: log)))
         let error = await #expect(throws: ServiceGroupError.self) { try await run.value }
-        let inner = error?.underlying as? ServiceGroupError
-        #expect(inner?.service == "late")
+        #expect(error?.service == "late", "the group names the member of the set that failed")
         #expect(log.lines.contains("stop a"))
     }
 }
