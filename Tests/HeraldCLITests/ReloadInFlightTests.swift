@@ -68,3 +68,35 @@ import Glibc
         #expect(!oldLog.contains("todos: 0 todos"), "\(oldLog)")
     }
 }
+
+/// A reload that removes a post rule whose post is pending says why it is not sent, and the
+/// outbox keeps it.
+@Suite struct ReloadPendingPostTests {
+    @Test(.timeLimit(.minutes(5)))
+    func removingARuleWithAPendingPostSaysItStaysInTheOutbox() async throws {
+        let rig = try ReloadRig()
+        defer { rig.remove() }
+        let server = try HoldingServer()  // the BaaS that never answers: the post stays in flight
+        let services = #""tiqav": {"url": "sandbox"}, "hold": {"kind": "baas", "url": "http://127.0.0.1:\#(server.port)", "tenant": "demo", "appId": "x", "appKey": "k", "timeout": "1h"}"#
+        let loaders = #""images": {"kind": "tiqav", "service": "tiqav", "every": "1h"}"#
+        let held = #""held": {"on": "loader.images.finished", "for": "event", "service": "hold", "bucket": "things", "fields": {"loader": "{{loader}}"}}"#
+        let other = #""other": {"on": "loader.images.failed", "for": "event", "service": "hold", "bucket": "things", "fields": {"loader": "{{loader}}"}}"#
+        try rig.write(services: services, loaders: loaders, extraSubscribers: #", "posts": {"kind": "post", "rules": {\#(held), \#(other)}}"#)
+        let (child, url) = try await rig.start()
+        await server.arrived.wait()
+
+        try rig.write(services: services, loaders: loaders, extraSubscribers: #", "posts": {"kind": "post", "rules": {\#(other)}}"#)
+        let reload = try await rig.reload(url)
+        #expect(reload.status == 0, "\(reload.stdout)\(reload.stderr)")
+        #expect(reload.stdout.contains("subscribers.posts: changed"), "\(reload.stdout)")
+        #expect(reload.stdout.contains("note: subscribers.posts: 1 pending post(s) of removed rule(s) held stay in the outbox, unsent"),
+                "\(reload.stdout)")
+
+        child.signal(SIGTERM)
+        let result = try #require(await child.finish())
+        #expect(result.status == 0, "\(result.stderr)")
+        let outbox = try String(contentsOf: rig.directory.appendingPathComponent("var/state/outbox/posts.jsonl"), encoding: .utf8)
+        #expect(outbox.contains("\"op\":\"intent\"") && outbox.contains("held:event:"), "\(outbox)")
+        #expect(!outbox.contains("\"op\":\"done\""), "\(outbox)")
+    }
+}

@@ -139,15 +139,16 @@ final class DaemonRuntime: Sendable {
         // 2. Post schedulers that go or change stop; what they have not sent stays in their outboxes.
         for name in live.stoppedPosters {
             let scheduler = state.withLock { $0.posters.removeValue(forKey: name) }
+            // What waits, or is being sent, before the stop (which ends the workers).
+            let waiting = scheduler?.snapshot.waiting ?? []
             await posters.remove("subscribers.\(name)")
             sources.removePoster(name)
-            guard let scheduler else { continue }
             let kept = Set(Self.rules(of: new.subscribers[name]))
-            let orphaned = scheduler.snapshot.waiting.filter { !kept.contains($0.rule) }
+            let orphaned = waiting.filter { !kept.contains($0.rule) }
             if !orphaned.isEmpty {
                 let rules = Set(orphaned.map(\.rule)).sorted().joined(separator: ", ")
                 notes.append("subscribers.\(name): \(orphaned.count) pending post(s) of removed rule(s) \(rules) stay in the outbox, unsent "
-                    + "(no rule sends them now; add the rule back, or send them with 'herald replay --post')")
+                    + "(no rule says how to send them now; add the rule back to send them)")
             }
         }
         // 3. Log and file subscribers that go or change end after delivering what they hold.
