@@ -87,6 +87,29 @@ import Glibc
     }
 
     @Test(.timeLimit(.minutes(5)))
+    func aChangedIntervalKeepsTheLoadersStateAndANewRequestSetsItAside() async throws {
+        let rig = try ReloadRig()
+        defer { rig.remove() }
+        try rig.write(loaders: Self.tiqav)
+        let (child, url) = try await rig.start()
+        #expect(await child.waitForStandardError { $0.contains("images: 5 images, 5 new") })
+        let state = rig.directory.appendingPathComponent("var/state/images.json")
+
+        try rig.write(loaders: #""images": {"kind": "tiqav", "service": "tiqav", "every": "2h"}"#)
+        let kept = try await rig.reload(url)
+        #expect(kept.stdout.contains("loaders.images: changed (state kept)"), "\(kept.stdout)")
+
+        try rig.write(loaders: #""images": {"kind": "tiqav", "service": "tiqav", "query": "cat", "every": "2h"}"#)
+        let renewed = try await rig.reload(url)
+        #expect(renewed.stdout.contains("loaders.images: changed (new identity: its state starts again)"), "\(renewed.stdout)")
+        #expect(FileManager.default.fileExists(atPath: state.path + ".replaced"))
+
+        child.signal(SIGTERM)
+        let result = try #require(await child.finish())
+        #expect(result.status == 0, "\(result.stderr)")
+    }
+
+    @Test(.timeLimit(.minutes(5)))
     func aStormOfHangupsCoalescesAndTheDaemonStaysUp() async throws {
         let rig = try ReloadRig()
         defer { rig.remove() }

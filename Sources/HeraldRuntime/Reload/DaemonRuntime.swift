@@ -129,11 +129,14 @@ final class DaemonRuntime: Sendable {
             }
             // A loader that now reads something else starts with no state; its old state is
             // kept beside, as `<id>.json.replaced`, not deleted.
-            for id in difference.loadersWithNewIdentity {
-                guard let url = store.fileURL(for: id), FileManager.default.fileExists(atPath: url.path) else { continue }
-                let aside = url.appendingPathExtension("replaced")
-                try? FileManager.default.removeItem(at: aside)
-                try? FileManager.default.moveItem(at: url, to: aside)
+            // On the thread the state files are written on, after any write queued there.
+            let urls = difference.loadersWithNewIdentity.compactMap { store.fileURL(for: $0) }
+            await BlockingIOThread.durableState.run {
+                for url in urls where FileManager.default.fileExists(atPath: url.path) {
+                    let aside = url.appendingPathExtension("replaced")
+                    try? FileManager.default.removeItem(at: aside)
+                    try? FileManager.default.moveItem(at: url, to: aside)
+                }
             }
         }
         // 2. Post schedulers that go or change stop; what they have not sent stays in their outboxes.
