@@ -16,6 +16,7 @@ public final class ServiceSet: Service, Sendable {
     private struct Running {
         var context: ServiceContext
         var ended: Gate
+        var task: Task<Void, Never>?
     }
 
     private struct State {
@@ -48,6 +49,15 @@ public final class ServiceSet: Service, Sendable {
     ///
     /// - Throws: ``ServiceGroupError`` naming the first member that failed.
     public func run() async throws {
+        // Cancelled (the group escalates a second signal): every member is cancelled too.
+        try await withTaskCancellationHandler {
+            try await runMembers()
+        } onCancel: {
+            state.withLock { $0.running.values.compactMap(\.task) }.forEach { $0.cancel() }
+        }
+    }
+
+    private func runMembers() async throws {
         try await withGracefulShutdownHandler {
             for member in initial.withLock({ $0 }) {
                 do {
@@ -93,7 +103,7 @@ public final class ServiceSet: Service, Sendable {
         }
         if accepted {
             let service = member.service
-            Task {
+            let task = Task {
                 let result: Result<Void, any Error>
                 do {
                     try await ServiceContext.$current.withValue(context) { try await service.run() }
@@ -106,6 +116,7 @@ public final class ServiceSet: Service, Sendable {
                 ended.open()
                 started.abandon()
             }
+            state.withLock { $0.running[name]?.task = task }
         }
         guard accepted else {
             throw .serviceFailed(name, ServiceSetRefusal(name: name))

@@ -51,4 +51,17 @@ import Testing
         #expect(error?.service == "late", "the group names the member of the set that failed")
         #expect(log.lines.contains("stop a"))
     }
+
+    @Test(.timeLimit(.minutes(1)))
+    func cancellingTheSetCancelsItsMembers() async throws {
+        let log = Recorder<String>()
+        let set = ServiceSet([.init("a", RecordingService(name: "a", log: log))])
+        let run = Task { try await set.run() }
+        await log.wait(until: { $0.contains("ready a") })
+        try await set.add(.init("b", RecordingService(name: "b", log: log)))
+        run.cancel()
+        try await run.value
+        #expect(log.lines.contains("stop a (cancelled)"), "\(log.lines)")
+        #expect(log.lines.contains("stop b (cancelled)"), "\(log.lines)")
+    }
 }
