@@ -53,7 +53,11 @@ struct ReloadRig {
     /// Starts `herald run` on the config and waits until it runs; returns it and its status URL.
     func start(environment: [String: String]? = nil) async throws -> (ChildProcess, String) {
         let herald = try #require(BuiltProducts.url(of: "herald"))
-        let child = try ChildProcess(herald, ["run", "--config", config.path], in: directory, environment: environment)
+        // Never the test runner's own service manager (CI may run under systemd).
+        var inherited = ProcessInfo.processInfo.environment
+        inherited["NOTIFY_SOCKET"] = nil
+        inherited["WATCHDOG_USEC"] = nil
+        let child = try ChildProcess(herald, ["run", "--config", config.path], in: directory, environment: environment ?? inherited)
         #expect(await child.waitForStandardError { $0.contains("herald: running") }, "\(child.stderr)")
         let line = try #require(child.stderr.split(separator: "\n").first { $0.hasPrefix("herald: status at http://127.0.0.1:") })
         let url = try #require(line.split(separator: " ").dropFirst(3).first.map(String.init))
