@@ -38,6 +38,9 @@ final class DaemonRuntime: Sendable {
     /// The loaders' schedules (`loaders.<id>`); unused on a cluster node.
     let loaders = ServiceSet()
     private let state: SyncLock<State>
+    /// Called by a reload once what goes or changes has stopped, before the new parts start:
+    /// tests publish there, where a replaced part is not running.
+    let whileReplaced = SyncLock<(@Sendable () async -> Void)?>(nil)
 
     init(daemon: HeraldDaemon, bus: EventBus, store: LoaderStateStore, sandbox: SandboxService?, sources: StatusSources) {
         self.bus = bus
@@ -46,6 +49,9 @@ final class DaemonRuntime: Sendable {
         self.sources = sources
         self.state = SyncLock(State(daemon: daemon))
     }
+
+    /// The post scheduler running post subscriber `name`, if any.
+    func poster(_ name: String) -> PostScheduler? { state.withLock { $0.posters[name] } }
 
     /// The configuration running now.
     var configuration: HeraldConfiguration { state.withLock { $0.daemon.configuration } }
@@ -139,7 +145,12 @@ final class DaemonRuntime: Sendable {
                 }
             }
         }
-        // 2. Post schedulers that go or change stop; what they have not sent stays in their outboxes.
+        // 2. Post schedulers that go or change stop; what they have not sent stays in their
+        // outboxes. A changed one misses no event meanwhile: the handover keeps them for it.
+        let replaced = live.stoppedPosters.filter(live.startedPosters.contains)
+        let handover = replaced.isEmpty ? nil : PostHandover(bus: bus, patterns: replaced.flatMap { name -> [TopicPattern] in
+            if case .post(let posting)? = new.subscribers[name] { posting.rules.map(\.pattern) } else { [] }
+        })
         for name in live.stoppedPosters {
             let scheduler = state.withLock { $0.posters.removeValue(forKey: name) }
             // What waits, or is being sent, before the stop (which ends the workers).
@@ -163,6 +174,7 @@ final class DaemonRuntime: Sendable {
             }
         }
         state.withLock { $0.daemon = next }
+        if let hook = whileReplaced.withLock({ $0 }) { await hook() }
         // 4. Every log file and archive left is reopened (logrotate moved it), before anything
         // new publishes: what the new parts cause goes to the new files.
         await reopenFiles()
@@ -174,6 +186,10 @@ final class DaemonRuntime: Sendable {
         for name in live.startedPosters {
             guard case .post(let posting)? = new.subscribers[name] else { continue }
             do { try await posters.add(posterMember(name, posting)) } catch { errors.append(Self.describe(error)) }
+        }
+        if let handover {
+            let schedulers = state.withLock { state in state.posters.filter { replaced.contains($0.key) } }
+            errors += handover.finish(into: schedulers)
         }
         if !clustered {
             for id in difference.addedLoaders + difference.changedLoaders {
