@@ -27,8 +27,15 @@ let package = Package(
         // so an app can take it alone.
         .target(name: "Herald", dependencies: ["HeraldSync"]),
 
-        // The one lock of every module (a Mutex the thread sanitizer can see). Synchronization only.
+        // The one lock of every module (a Mutex the thread sanitizer can see) and the Duration
+        // helpers. Standard library and Synchronization only.
         .target(name: "HeraldSync"),
+
+        // Threads and I/O above the bus: BlockingIOThread and NamedThread, the one POSIX socket
+        // layer (HTTP server, HTTP client, NATS client), TLS and HMAC over the system's OpenSSL
+        // loaded at run time. Foundation, Dispatch and Glibc; never imported by the bus.
+        .target(name: "HeraldIO", dependencies: ["HeraldSync"]),
+        .testTarget(name: "HeraldIOTests", dependencies: ["HeraldIO"]),
 
         // One lifecycle for every long-running part: Service, ServiceGroup (start in order, stop in
         // reverse on signals, a duration or a failure), graceful shutdown, UnixSignalsSequence.
@@ -38,17 +45,17 @@ let package = Package(
         // A NATS client (core protocol, reconnect, request/reply) and the JetStream API it needs
         // (streams, consumers, acked publishes, pull consumers, key-value buckets). Foundation,
         // Dispatch, Glibc and the one lock only; the socket runs on a thread of its own.
-        .target(name: "HeraldNATS", dependencies: ["HeraldSync"]),
-        .testTarget(name: "HeraldNATSTests", dependencies: ["HeraldNATS", "HeraldTestSupport", "HeraldSync"]),
+        .target(name: "HeraldNATS", dependencies: ["HeraldSync", "HeraldIO"]),
+        .testTarget(name: "HeraldNATSTests", dependencies: ["HeraldNATS", "HeraldIO", "HeraldTestSupport", "HeraldSync"]),
 
         // The command-line tool. It imports the runtime only (and the one lock): the runtime
         // offers what each command needs.
-        .executableTarget(name: "herald", dependencies: ["HeraldRuntime", "HeraldSync"]),
+        .executableTarget(name: "herald", dependencies: ["HeraldRuntime", "HeraldSync", "HeraldIO"]),
 
         // Side-by-side benchmarks against Foundation and the standard library.
         .executableTarget(
             name: "herald-bench",
-            dependencies: ["Herald", "HeraldSubscribers", "HeraldSync", "HeraldNATS", "HeraldTestSupport"],
+            dependencies: ["Herald", "HeraldSubscribers", "HeraldSync", "HeraldIO", "HeraldNATS", "HeraldTestSupport"],
             path: "Benchmarks/herald-bench"
         ),
 
@@ -61,16 +68,16 @@ let package = Package(
 
         // HTTP clients of the three services (Twitter-style API, Tiqav, NEC BaaS), OAuth 1.0a,
         // models and their JSON / XML parsing. Foundation only; knows nothing of the bus.
-        .target(name: "HeraldServices", dependencies: ["HeraldSync"]),
+        .target(name: "HeraldServices", dependencies: ["HeraldSync", "HeraldIO"]),
 
         // The HTTP/1.1 server under the sandbox and the status endpoint: POSIX sockets on threads
         // of its own (never the cooperative pool), RFC 9112 request reading, limits, streams.
-        .target(name: "HeraldHTTP", dependencies: ["HeraldSync"]),
-        .testTarget(name: "HeraldHTTPTests", dependencies: ["HeraldHTTP", "HeraldTestSupport", "HeraldSync"]),
+        .target(name: "HeraldHTTP", dependencies: ["HeraldSync", "HeraldIO"]),
+        .testTarget(name: "HeraldHTTPTests", dependencies: ["HeraldHTTP", "HeraldTestSupport", "HeraldSync", "HeraldIO"]),
 
         // A loopback HTTP/1.1 emulator of the three services, with fault injection.
         // It shares no code with HeraldServices so a client bug cannot hide behind its mirror.
-        .target(name: "HeraldSandbox", dependencies: ["HeraldHTTP", "HeraldSync"]),
+        .target(name: "HeraldSandbox", dependencies: ["HeraldHTTP", "HeraldSync", "HeraldIO"]),
 
         .executableTarget(
             name: "sandbox-server",
@@ -80,8 +87,11 @@ let package = Package(
 
         // Helpers shared by the test targets (curl as a real client).
         .target(name: "HeraldTestSupport", dependencies: ["HeraldSync"], path: "Tests/HeraldTestSupport"),
-        .testTarget(name: "HeraldServicesTests", dependencies: ["HeraldServices", "HeraldSandbox", "HeraldTestSupport", "HeraldSync"]),
-        .testTarget(name: "HeraldSandboxTests", dependencies: ["HeraldSandbox", "HeraldHTTP", "HeraldTestSupport", "HeraldSync"]),
+        .testTarget(
+            name: "HeraldServicesTests", dependencies: ["HeraldServices", "HeraldSandbox", "HeraldHTTP", "HeraldTestSupport", "HeraldSync", "HeraldIO"],
+            exclude: ["Support/tls_server.py"]
+        ),
+        .testTarget(name: "HeraldSandboxTests", dependencies: ["HeraldSandbox", "HeraldHTTP", "HeraldTestSupport", "HeraldSync", "HeraldIO"]),
 
         .testTarget(name: "HeraldTests", dependencies: ["Herald", "HeraldTestSupport", "HeraldSync"]),
         .testTarget(
@@ -91,19 +101,19 @@ let package = Package(
         ),
 
         // The daemon: loader actors, subscribers, config.json, schedules and wiring.
-        .target(name: "HeraldLoaders", dependencies: ["Herald", "HeraldServices", "HeraldSync", "HeraldLifecycle"]),
-        .target(name: "HeraldSubscribers", dependencies: ["Herald", "HeraldServices", "HeraldSync", "HeraldLifecycle"]),
+        .target(name: "HeraldLoaders", dependencies: ["Herald", "HeraldServices", "HeraldSync", "HeraldIO", "HeraldLifecycle"]),
+        .target(name: "HeraldSubscribers", dependencies: ["Herald", "HeraldServices", "HeraldSync", "HeraldIO", "HeraldLifecycle"]),
         // The daemon's status endpoint: Prometheus metrics, /status, /events (SSE), the live page.
         .target(name: "HeraldStatus", dependencies: ["Herald", "HeraldHTTP", "HeraldLoaders", "HeraldSubscribers", "HeraldLifecycle", "HeraldSync"]),
         .testTarget(name: "HeraldStatusTests", dependencies: [
             "HeraldStatus", "Herald", "HeraldHTTP", "HeraldLifecycle", "HeraldLoaders", "HeraldServices", "HeraldSubscribers", "HeraldTestSupport",
-            "HeraldSync",
+            "HeraldSync", "HeraldIO",
         ]),
         // Several daemons on NATS JetStream: the event bridge, leased loaders with their state in
         // a key-value bucket, and one shared queue of post intents.
         .target(
             name: "HeraldCluster",
-            dependencies: ["Herald", "HeraldServices", "HeraldLoaders", "HeraldSubscribers", "HeraldLifecycle", "HeraldSync", "HeraldNATS"]
+            dependencies: ["Herald", "HeraldServices", "HeraldLoaders", "HeraldSubscribers", "HeraldLifecycle", "HeraldSync", "HeraldIO", "HeraldNATS"]
         ),
         .testTarget(name: "HeraldClusterTests", dependencies: [
             "HeraldCluster", "Herald", "HeraldLoaders", "HeraldSubscribers", "HeraldServices", "HeraldSandbox", "HeraldTestSupport", "HeraldSync",
@@ -111,7 +121,7 @@ let package = Package(
         .target(
             name: "HeraldRuntime",
             dependencies: ["Herald", "HeraldServices", "HeraldLoaders", "HeraldSubscribers", "HeraldSandbox", "HeraldLifecycle", "HeraldSync",
-                           "HeraldStatus", "HeraldCluster", "HeraldNATS"]
+                           "HeraldIO", "HeraldStatus", "HeraldCluster", "HeraldNATS"]
         ),
         .executableTarget(
             name: "timeline-observer",
@@ -131,6 +141,7 @@ let package = Package(
         .testTarget(name: "HeraldLoadersTests", dependencies: ["Herald", "HeraldLoaders", "HeraldServices", "HeraldSandbox", "HeraldSync", "HeraldTestSupport"]),
         .testTarget(name: "HeraldRuntimeTests", dependencies: [
             "Herald", "HeraldRuntime", "HeraldCluster", "HeraldSubscribers", "HeraldLoaders", "HeraldServices", "HeraldSandbox", "HeraldTestSupport", "HeraldSync",
+            "HeraldIO",
         ]),
         .testTarget(name: "HeraldCLITests", dependencies: ["HeraldTestSupport", "HeraldSync", "HeraldNATS"]),
         // Test-only: `herald run` with a fault hook that kills the process at a post scheduler's

@@ -26,9 +26,19 @@ struct HeraldBench {
         /// round: throughput bought with spinning shows here.
         var heraldCPU: Double
         var baselineCPU: Double
+        /// The same workload through nats.go (the NATS rows, where Go is installed): its rate, the
+        /// ratio Herald / nats.go, and each side's CPU seconds per million messages in the timed
+        /// part alone (Herald's process, the Go child's own getrusage), each side's lowest round.
+        var natsGo: Double?
+        var natsGoRatio: Double?
+        var natsGoTarget: Double?
+        var heraldTimedCPU: Double?
+        var natsGoCPU: Double?
 
-        /// `--json` writes exactly these keys.
-        enum CodingKeys: String, CodingKey { case name, herald, baseline, ratio, heraldCPU, baselineCPU }
+        /// `--json` writes exactly these keys (the nats.go ones only where measured).
+        enum CodingKeys: String, CodingKey {
+            case name, herald, baseline, ratio, heraldCPU, baselineCPU, natsGo, natsGoRatio, heraldTimedCPU, natsGoCPU
+        }
     }
 
     struct Workload {
@@ -43,6 +53,9 @@ struct HeraldBench {
         var baselineDivisor = 1
         /// An absolute bar in events per second on Herald's side, checked instead of `target`.
         var minimumRate: Double?
+        /// The nats-go-baseline workload (`publish`, `consume`) run beside it, and the ratio
+        /// Herald / nats.go to reach.
+        var natsGo: (workload: String, target: Double)?
     }
 
     static let usage = """
@@ -52,14 +65,17 @@ struct HeraldBench {
           --json            print a JSON array of {name, herald, baseline, ratio}
           --filter PREFIX   run only workloads whose name starts with PREFIX (only the one
                             named PREFIX, when there is one)
-          --side SIDE       run only 'herald' or only 'baseline' (for profiling)
+          --side SIDE       run only 'herald' or only 'baseline' (for profiling; no nats.go)
+          --no-go           skip the nats.go column of the NATS rows (it needs golang-go and
+                            golang-github-nats-io-go-nats-dev; skipped with a note without them;
+                            HERALD_BENCH_GO=PATH names the go binary)
           --help            this text
 
         Build with: swift run -c release herald-bench
         """
 
     static func main() async {
-        var quick = false, json = false
+        var quick = false, json = false, noGo = false
         var filter: String?
         var side: String?
         var arguments = CommandLine.arguments.dropFirst()
@@ -67,6 +83,7 @@ struct HeraldBench {
             switch argument {
             case "--quick": quick = true
             case "--json": json = true
+            case "--no-go": noGo = true
             case "--filter":
                 guard let value = arguments.popFirst() else { fail("--filter needs a value") }
                 filter = value
@@ -144,11 +161,13 @@ struct HeraldBench {
             Workload(name: "nats.jspub", herald: "JetStream publishAsync, 256 in flight, acks checked",
                      baseline: "core publish + flush, same client", target: 0, events: 10_000 * scale / 4,
                      runHerald: { try await NATSWorkloads.jetStreamPublish($0) },
-                     runBaseline: { try await NATSWorkloads.corePublish($0) }, minimumRate: 48_000),
+                     runBaseline: { try await NATSWorkloads.corePublish($0) }, minimumRate: 48_000,
+                     natsGo: ("publish", 1)),
             Workload(name: "nats.consume", herald: "JetStream pull fetch 256 + ack each",
                      baseline: "core subscriber + a reply per message", target: 0.5, events: 10_000 * scale / 4,
                      runHerald: { try await NATSWorkloads.jetStreamConsume($0) },
-                     runBaseline: { try await NATSWorkloads.coreConsume($0) }),
+                     runBaseline: { try await NATSWorkloads.coreConsume($0) },
+                     natsGo: ("consume", 1.5)),
         ]
         // A filter naming a workload exactly runs that one alone (`sync.fanout1`, not also
         // `sync.fanout10`), for profiling one workload.
@@ -166,6 +185,13 @@ struct HeraldBench {
                 notes.append("nats.* rows skipped: nats-server did not start: \(error)")
             }
         }
+        // Issue 21: the official client on the same workloads, same server, same run.
+        var goReady = false
+        if noGo, workloads.contains(where: { $0.natsGo != nil }) {
+            notes.append("nats.go column skipped: --no-go")
+        } else if side == nil, workloads.contains(where: { $0.natsGo != nil }) {
+            if let skipped = await NATSGoBaseline.build() { notes.append(skipped) } else { goReady = true }
+        }
 
         var rows: [Row] = []
         for workload in workloads {
@@ -174,22 +200,40 @@ struct HeraldBench {
                 // hurts both sides alike.
                 var herald = 0.0, baseline = 0.0
                 var heraldCPU = Double.infinity, baselineCPU = Double.infinity
+                var natsGo = 0.0, heraldTimedCPU = Double.infinity, natsGoCPU = Double.infinity
+                let perMillion = 1e6 / Double(max(workload.events, 1))
                 for _ in 0..<rounds {
                     if side != "baseline" {
                         let (rate, cpu) = try await measured(workload.events, workload.runHerald)
                         herald = max(herald, rate)
                         heraldCPU = min(heraldCPU, cpu)
+                        if workload.natsGo != nil { heraldTimedCPU = min(heraldTimedCPU, NATSWorkloads.timedCPU * perMillion) }
                     }
                     if side != "herald" {
                         let (rate, cpu) = try await measured(workload.events / workload.baselineDivisor, workload.runBaseline)
                         baseline = max(baseline, rate)
                         baselineCPU = min(baselineCPU, cpu)
                     }
+                    if goReady, let go = workload.natsGo, let server = NATSWorkloads.server {
+                        let (rate, cpu) = try await NATSGoBaseline.run(go.workload, workload.events, server: server.url)
+                        natsGo = max(natsGo, rate)
+                        natsGoCPU = min(natsGoCPU, cpu * perMillion)
+                    }
                 }
-                rows.append(Row(name: workload.name, herald: herald, baseline: baseline,
-                                ratio: herald / baseline, target: workload.target, minimumRate: workload.minimumRate,
-                                heraldCPU: heraldCPU, baselineCPU: baselineCPU))
+                var row = Row(name: workload.name, herald: herald, baseline: baseline,
+                              ratio: herald / baseline, target: workload.target, minimumRate: workload.minimumRate,
+                              heraldCPU: heraldCPU, baselineCPU: baselineCPU)
+                if goReady, let go = workload.natsGo, natsGo > 0 {
+                    row.natsGo = natsGo
+                    row.natsGoRatio = herald / natsGo
+                    row.natsGoTarget = go.target
+                    row.heraldTimedCPU = heraldTimedCPU
+                    row.natsGoCPU = natsGoCPU
+                }
+                rows.append(row)
             } catch {
+                // The server is a child of ours: exiting without stopping it would leave it running.
+                await NATSWorkloads.stop()
                 fail("\(workload.name): \(error)")
             }
         }
@@ -209,6 +253,23 @@ struct HeraldBench {
             print(pad(row.name, 16) + pad(format(row.herald), 14) + pad(format(row.baseline), 14)
                   + pad(String(format: row.ratio < 0.1 ? "%.3fx" : "%.1fx", row.ratio), 10) + pad(target, 8)
                   + pad(String(format: "%.2f", row.heraldCPU), 16) + pad(String(format: "%.2f", row.baselineCPU), 18) + (met ? "" : "  (below target)"))
+        }
+        let againstGo = rows.filter { $0.natsGo != nil }
+        if !againstGo.isEmpty {
+            print("")
+            print("against the official Go client (nats.go, same server, same run; CPU in the timed part only)")
+            print(pad("workload", 16) + pad("Herald /s", 14) + pad("nats.go /s", 14) + pad("ratio", 10) + pad("target", 8)
+                  + pad("CPU µs/msg Herald", 19) + pad("CPU µs/msg nats.go", 19))
+            for row in againstGo {
+                guard let go = row.natsGo, let ratio = row.natsGoRatio, let target = row.natsGoTarget,
+                      let heraldCPU = row.heraldTimedCPU, let goCPU = row.natsGoCPU else { continue }
+                // The publish row must also spend no more CPU per message than nats.go.
+                let cpuMet = target > 1 || heraldCPU <= goCPU
+                print(pad(row.name, 16) + pad(format(row.herald), 14) + pad(format(go), 14)
+                      + pad(String(format: "%.2fx", ratio), 10) + pad(String(format: "≥ %g", target), 8)
+                      + pad(String(format: "%.1f", heraldCPU), 19) + pad(String(format: "%.1f", goCPU), 19)
+                      + (ratio >= target && cpuMet ? "" : "  (below target)"))
+            }
         }
         for note in notes { print(note) }
         if quick { print("(quick mode: short runs, rough numbers)") }

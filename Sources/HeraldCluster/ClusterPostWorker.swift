@@ -162,6 +162,16 @@ public final class ClusterPostWorker<C: Clock>: Service, Sendable where C.Durati
             post(PostSent(rule: intent.rule, key: intent.key, service: intent.service, id: id, duplicate: duplicate,
                           correlation: intent.correlation, attempts: requests), correlation)
         case .failed(let reason, let status, let requests):
+            // This node may have been paused (or cut off) past the ack wait while it held the
+            // intent: the server gave it to another node, which posted and recorded it, and this
+            // node's late attempt met that post (a duplicate refused). The record says it was
+            // sent: a duplicate, not a failure, and the record stays.
+            if let done = await sentRecord(recordKey) {
+                try? await delivery.settle(.ack)
+                post(PostSent(rule: intent.rule, key: intent.key, service: intent.service, id: done.id, duplicate: true,
+                              correlation: intent.correlation, attempts: requests), correlation)
+                return
+            }
             await record(intent, recordKey, result: "failed", id: nil)
             try? await delivery.settle(.ack)
             post(PostFailed(rule: intent.rule, key: intent.key, service: intent.service, reason: reason, status: status,
@@ -170,6 +180,14 @@ public final class ClusterPostWorker<C: Clock>: Service, Sendable where C.Durati
             // Not in the cancelled task: the nak must still be sent, so another node takes it now.
             await Task { try? await delivery.settle(.nak) }.value
         }
+    }
+
+    /// The key's record when it says the post was sent (by any node), with the post's id.
+    private func sentRecord(_ key: String) async -> (id: String?, node: String?)? {
+        guard let record = try? await records.get(key),
+              let done = (try? JSONSerialization.jsonObject(with: Data(record.value))) as? [String: Any],
+              done["result"] as? String == "sent" else { return nil }
+        return (done["id"] as? String, done["node"] as? String)
     }
 
     /// Writes the key's record (best effort: the ack follows either way; the dedupe window and

@@ -1,4 +1,5 @@
 import Foundation
+import HeraldIO
 
 /// The `cluster` section of `config.json`: the NATS servers, this daemon's node name, what it
 /// exports, and the JetStream names and timings the bridge, the leases and the shared post
@@ -67,6 +68,11 @@ public struct ClusterSettings: Sendable, Hashable {
     /// the server's `max_payload` counts when smaller. A larger incoming message is a protocol
     /// error (the connection is made again), so give every node of a cluster the same.
     public var maxPayload: Int
+    /// How the node proves who it is to the NATS servers; nil: it does not.
+    public var authentication: ClusterAuthentication?
+    /// TLS to every server (`cluster.tls`); nil: TLS only for `tls://` servers and servers that
+    /// require it, verified against the system's roots.
+    public var tls: TLSConfiguration?
 
     /// Settings with the documented defaults.
     public init(servers: [URL], node: String, export: [String] = [">"], stream: String = Self.defaultStream, replicas: Int = 1,

@@ -65,6 +65,10 @@ public final class ClusterStateStore: LoaderStateStorage {
         }
     }
 
+    /// Whether this node still holds loader `id`'s lease: a load that got its answer after the
+    /// lease ended (the node was paused, or cut off from NATS) announces nothing.
+    public func mayAnnounce(_ id: String) -> Bool { holds(id) }
+
     /// Saves loader `id`'s state, if this node still holds its lease.
     public func save(_ state: LoaderState, for id: String) async throws(LoaderStateStoreError) {
         let key = Self.key(id)

@@ -1,3 +1,4 @@
+import HeraldIO
 import HeraldServices
 
 /// Signs the post intents a node puts on the cluster's post queue and checks them where they

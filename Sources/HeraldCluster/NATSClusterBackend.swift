@@ -97,6 +97,8 @@ public final class NATSClusterBackend: ClusterBackend {
     static func connectionOptions(for settings: ClusterSettings) -> NATSConnectionOptions {
         var options = NATSConnectionOptions(servers: settings.servers.map(\.absoluteString), name: "herald-\(settings.node)")
         options.maxPayload = settings.maxPayload
+        settings.authentication?.apply(to: &options)
+        options.tls = settings.tls
         options.maxPingsOutstanding = 2
         options.pingInterval = max(.milliseconds(100), min(.seconds(20), settings.leaseTTL / 5))
         return options

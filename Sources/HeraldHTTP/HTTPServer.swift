@@ -1,4 +1,5 @@
 import Foundation
+import HeraldIO
 import HeraldSync
 
 /// A small HTTP/1.1 server on POSIX sockets: one thread accepts, one thread per connection, at
@@ -24,7 +25,7 @@ public final class HTTPServer: Sendable {
         /// Monotonic time for the head and idle deadlines.
         var uptime: @Sendable () -> Duration = HTTPServer.monotonicUptime
         /// The accept(2) call.
-        var accept: Socket.AcceptCall = Socket.systemAccept
+        var accept: TCPSocket.AcceptCall = TCPSocket.systemAccept
         /// Called with each wait after a failed accept instead of waiting (the server waits on
         /// its stop pipe when nil).
         var backoff: (@Sendable (Duration) -> Void)?
@@ -117,12 +118,19 @@ public final class HTTPServer: Sendable {
 
     init(name: String = "http", host: String = "127.0.0.1", port: Int, limits: HTTPServerLimits = HTTPServerLimits(), seams: Seams,
          handler: some HTTPRequestHandler) throws(HTTPServerError) {
-        let (fd, actualPort) = try Socket.listen(host: host, port: port)
-        do {
-            wake = try Socket.makeWakePipe()
+        let listening: (socket: TCPSocket, port: Int)
+        do throws(SystemError) {
+            listening = try TCPSocket.listen(host: host, port: port)
         } catch {
-            Socket.close(fd)
-            throw error
+            throw HTTPServerError(operation: error.operation.isEmpty ? error.description : error.operation, code: error.code)
+        }
+        let (fd, actualPort) = (listening.socket.descriptor, listening.port)
+        do throws(SystemError) {
+            let pipe = try WakePipe()
+            wake = (pipe.readEnd, pipe.writeEnd)
+        } catch {
+            TCPSocket.close(fd)
+            throw HTTPServerError(operation: "pipe", code: error.code)
         }
         self.listenFD = fd
         self.port = actualPort
@@ -159,19 +167,19 @@ public final class HTTPServer: Sendable {
             // closes the descriptor, so no number reused by another socket is shut down.
             // Shutdown (not close) also wakes a thread blocked writing to a client that does
             // not read.
-            for connection in state.connections.values { Socket.shutdownBoth(connection.fd) }
+            for connection in state.connections.values { TCPSocket(descriptor: connection.fd).shutdownBoth() }
             return (true, wasRunning)
         }
         if first {
-            Socket.signalWake(wake.write)
-            if !wasRunning { Socket.close(listenFD) }
+            WakePipe.signal(wake.write)
+            if !wasRunning { TCPSocket.close(listenFD) }
         }
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             running.notify(queue: .global()) { continuation.resume() }
         }
         if first {
-            Socket.close(wake.read)
-            Socket.close(wake.write)
+            TCPSocket.close(wake.read)
+            TCPSocket.close(wake.write)
         }
     }
 
@@ -223,15 +231,15 @@ public final class HTTPServer: Sendable {
     // MARK: - Accepting
 
     private func acceptLoop() {
-        defer { Socket.close(listenFD) }
+        defer { TCPSocket.close(listenFD) }
         var backoff = AcceptBackoff()
         while true {
-            switch Socket.wait(listenFD, wake: wake.read, milliseconds: -1) {
+            switch Poll.wait(readable: listenFD, wakers: [wake.read], milliseconds: -1) {
             case .woken: return
             case .timedOut: continue  // a signal interrupted the wait
             case .readable: break
             }
-            switch Socket.accept(listenFD, call: seams.accept) {
+            switch TCPSocket(descriptor: listenFD).accept(call: seams.accept) {
             case .connection(let fd):
                 backoff.succeeded()
                 guard admit(fd) else { return }
@@ -268,11 +276,11 @@ public final class HTTPServer: Sendable {
         }
         switch admission {
         case .stopping:
-            Socket.close(fd)
+            TCPSocket.close(fd)
             return false
         case .full:
             let response = HTTPServerResponse.error(503, "too many connections; retry later", headers: [("Retry-After", "1")])
-            Socket.refuse(fd, with: ResponseWriter.bytes(of: response, close: true))
+            TCPSocket(descriptor: fd).refuse(with: ResponseWriter.bytes(of: response, close: true))
             return true
         case .admitted(let id):
             running.enter()
@@ -282,7 +290,7 @@ public final class HTTPServer: Sendable {
                     _ = state.connections.removeValue(forKey: id)
                 }
                 // Closed only after it left `connections`: see stop().
-                Socket.close(fd)
+                TCPSocket.close(fd)
                 running.leave()
             }
             return true
@@ -365,12 +373,12 @@ public final class HTTPServer: Sendable {
         let headers: [(name: String, value: String)] = rejection.status == 503 ? [("Retry-After", "1")] : []
         let response = HTTPServerResponse.error(rejection.status, rejection.reason, headers: headers)
         guard ResponseWriter.write(response, to: fd, close: true) else { return }
-        Socket.shutdownWriting(fd)
+        TCPSocket(descriptor: fd).shutdownWriting()
         let deadline = ContinuousClock.now + .seconds(1)
         var drained = 0
         while drained < Self.maxDrainedBytes, case let left = deadline - ContinuousClock.now, left > .zero,
-              Socket.wait(fd, wake: wake.read, milliseconds: Socket.pollMilliseconds(left)) == .readable,
-              let bytes = Socket.read(fd) {
+              Poll.wait(readable: fd, wakers: [wake.read], milliseconds: Poll.milliseconds(left)) == .readable,
+              let bytes = TCPSocket(descriptor: fd).receiveChunk() {
             drained += bytes.count
         }
     }
@@ -385,7 +393,7 @@ extension HTTPServer {
         state.withLock { state in
             // Under the lock, like stop(): see there.
             for connection in state.connections.values where connection.phase == .idle {
-                Socket.shutdownBoth(connection.fd)
+                TCPSocket(descriptor: connection.fd).shutdownBoth()
             }
         }
     }
@@ -397,7 +405,7 @@ extension HTTPServer {
         while true {
             let left = deadline - ContinuousClock.now
             guard left > .zero else { return !isStopping }
-            if Socket.wait(-1, wake: wake.read, milliseconds: Socket.pollMilliseconds(left)) == .woken { return false }
+            if case .woken = Poll.wait(readable: -1, wakers: [wake.read], milliseconds: Poll.milliseconds(left)) { return false }
         }
     }
 }
@@ -406,7 +414,7 @@ extension HTTPServer {
     /// Writes a streamed response's head, then runs its body on this (the connection's) thread
     /// until it returns, the client goes away or the server stops; the connection then closes.
     fileprivate func serveStream(_ response: HTTPServerResponse, _ stream: HTTPResponseStream, on id: Int, _ fd: Int32, withoutBody: Bool) {
-        guard Socket.write(fd, ResponseWriter.head(of: response, close: true)), !withoutBody else {
+        guard TCPSocket(descriptor: fd).sendAll(ResponseWriter.head(of: response, close: true)), !withoutBody else {
             stream.abandoned()
             return
         }

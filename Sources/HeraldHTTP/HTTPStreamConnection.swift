@@ -1,3 +1,4 @@
+import HeraldIO
 import HeraldSync
 
 /// The connection a ``HTTPResponseStream`` writes to, from the connection's own thread.
@@ -28,7 +29,7 @@ public final class HTTPStreamConnection: Sendable {
     /// Writes all of `bytes`, blocking the calling (connection) thread while the client's
     /// socket buffer is full; false when the client went away or the connection was closed.
     public func write(_ bytes: [UInt8]) -> Bool {
-        Socket.write(fd, bytes)
+        TCPSocket(descriptor: fd).sendAll(bytes)
     }
 
     /// Waits until `notifier` fires, the client goes away (whatever it sends is read and
@@ -41,16 +42,16 @@ public final class HTTPStreamConnection: Sendable {
             if let deadline {
                 let left = deadline - ContinuousClock.now
                 guard left > .zero else { return .timedOut }
-                milliseconds = Socket.pollMilliseconds(left)
+                milliseconds = Poll.milliseconds(left)
             }
-            switch Socket.wait(fd, wake: wake, notifier: notifier.readEnd, milliseconds: milliseconds) {
-            case .woken:
+            switch Poll.wait(readable: fd, wakers: [wake, notifier.readEnd], milliseconds: milliseconds) {
+            case .woken(0):
                 return .closed
-            case .notified:
+            case .woken:
                 notifier.consume()
                 return .notified
             case .readable:
-                guard Socket.read(fd) != nil else { return .closed }
+                guard TCPSocket(descriptor: fd).receiveChunk() != nil else { return .closed }
             case .timedOut:
                 continue
             }
@@ -62,7 +63,7 @@ public final class HTTPStreamConnection: Sendable {
     /// stream has ended.
     public func close() {
         open.withLock { isOpen in
-            if isOpen { Socket.shutdownBoth(fd) }
+            if isOpen { TCPSocket(descriptor: fd).shutdownBoth() }
         }
     }
 

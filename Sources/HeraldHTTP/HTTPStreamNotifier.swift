@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import HeraldIO
 
 /// Wakes a stream's ``HTTPStreamConnection/wait(for:timeout:)`` from any thread, without ever
 /// blocking the caller: a non-blocking pipe whose write end takes one byte per wake-up (a full
@@ -17,29 +13,27 @@ public final class HTTPStreamNotifier: Sendable {
     ///
     /// - Throws: ``HTTPServerError`` when the process has no descriptor left for its pipe.
     public init() throws(HTTPServerError) {
-        var ends: [Int32] = [-1, -1]
-        guard pipe(&ends) == 0 else { throw HTTPServerError.socket("pipe", errno) }
-        for end in ends {
-            _ = fcntl(end, F_SETFD, FD_CLOEXEC)
-            _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK)
+        let pipe: WakePipe
+        do throws(SystemError) {
+            pipe = try WakePipe()
+        } catch {
+            throw HTTPServerError(operation: "pipe", code: error.code)
         }
-        readEnd = ends[0]
-        writeEnd = ends[1]
+        readEnd = pipe.readEnd
+        writeEnd = pipe.writeEnd
     }
 
     deinit {
-        Socket.close(readEnd)
-        Socket.close(writeEnd)
+        WakePipe(readEnd: readEnd, writeEnd: writeEnd).close()
     }
 
     /// Wakes the waiting stream (now, or at its next wait). Never blocks.
     public func notify() {
-        Socket.signalWake(writeEnd)
+        WakePipe.signal(writeEnd)
     }
 
     /// Empties the pipe, so the next wait sleeps until the next ``notify()``.
     func consume() {
-        var sink = [UInt8](repeating: 0, count: 256)
-        while sink.withUnsafeMutableBytes({ read(readEnd, $0.baseAddress, $0.count) }) > 0 {}
+        WakePipe.drain(readEnd)
     }
 }

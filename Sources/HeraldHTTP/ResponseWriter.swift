@@ -1,4 +1,5 @@
 import Foundation
+import HeraldIO
 
 /// Serialises an ``HTTPServerResponse`` onto a socket, dripping the body when asked.
 enum ResponseWriter {
@@ -7,7 +8,7 @@ enum ResponseWriter {
     /// next response where it starts. False when the peer went away.
     static func write(_ response: HTTPServerResponse, to fd: Int32, close: Bool, withoutBody: Bool = false,
                       pause: (Duration) -> Bool = { _ in true }) -> Bool {
-        guard Socket.write(fd, head(of: response, close: close)) else { return false }
+        guard TCPSocket(descriptor: fd).sendAll(head(of: response, close: close)) else { return false }
         if withoutBody { return true }
         switch response.delivery {
         case .drip(let chunkSize, let interval):
@@ -15,13 +16,13 @@ enum ResponseWriter {
             let size = max(1, chunkSize)
             while offset < response.body.count {
                 let end = min(response.body.count, offset + size)
-                guard Socket.write(fd, response.body[offset..<end]) else { return false }
+                guard TCPSocket(descriptor: fd).sendAll(response.body[offset..<end]) else { return false }
                 offset = end
                 if offset < response.body.count, !pause(interval) { return false }
             }
             return true
         default:
-            return response.body.isEmpty || Socket.write(fd, response.body)
+            return response.body.isEmpty || TCPSocket(descriptor: fd).sendAll(response.body)
         }
     }
 
@@ -44,6 +45,6 @@ enum ResponseWriter {
     }
 
     static func writeContinue(to fd: Int32) -> Bool {
-        Socket.write(fd, Array("HTTP/1.1 100 Continue\r\n\r\n".utf8))
+        TCPSocket(descriptor: fd).sendAll(Array("HTTP/1.1 100 Continue\r\n\r\n".utf8))
     }
 }

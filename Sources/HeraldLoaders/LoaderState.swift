@@ -13,12 +13,18 @@ public struct LoaderState: Sendable, Hashable, Codable {
     public var sinceID: String?
     /// The item ids seen (Tiqav images, todos), oldest first.
     public var seen: [String]
+    /// A feed's last `ETag`, sent back as `If-None-Match` (feeds only; absent in older files).
+    public var etag: String?
+    /// A feed's last `Last-Modified`, sent back as `If-Modified-Since` (feeds only).
+    public var lastModified: String?
 
     /// Creates a state.
-    public init(sinceID: String? = nil, seen: [String] = []) {
+    public init(sinceID: String? = nil, seen: [String] = [], etag: String? = nil, lastModified: String? = nil) {
         self.version = Self.currentVersion
         self.sinceID = sinceID
         self.seen = seen
+        self.etag = etag
+        self.lastModified = lastModified
     }
 
     /// What makes a state read from a file untrustworthy, or nil when it can be used: a version
@@ -34,6 +40,11 @@ public struct LoaderState: Sendable, Hashable, Codable {
         }
         if let index = seen.firstIndex(where: { $0.isEmpty || $0.utf8.count > Self.itemIDLimit }) {
             return "seen[\(index)] is not an item id (empty, or longer than \(Self.itemIDLimit) bytes)"
+        }
+        for (name, value) in [("etag", etag), ("lastModified", lastModified)] {
+            if let value, value.isEmpty || value.utf8.count > Self.itemIDLimit || !value.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) {
+                return "\(name) is not a validator a server sends (empty, longer than \(Self.itemIDLimit) bytes, or not printable ASCII)"
+            }
         }
         return nil
     }

@@ -18,6 +18,16 @@ public protocol LoaderStateStorage: Sendable {
     func save(_ state: LoaderState, for id: String) async throws(LoaderStateStoreError)
     /// Where states are kept, as `loader.<id>.state.unwritable` names it (a directory, a bucket).
     var location: String { get }
+    /// Whether a load of loader `id` that just got its answer may still announce it. Always
+    /// true on one machine; a cluster node answers whether it still holds the loader's lease,
+    /// so a node paused (or cut off) while its request was out announces nothing once another
+    /// node holds the loader: that node loads the same items itself.
+    func mayAnnounce(_ id: String) -> Bool
+}
+
+extension LoaderStateStorage {
+    /// True: a store on one machine never stops a load from announcing.
+    public func mayAnnounce(_ id: String) -> Bool { true }
 }
 
 extension LoaderStateStorage where Self == LoaderStateStore {

@@ -54,6 +54,10 @@ extension StatefulLoader {
             // announces the items again rather than losing them.
             // An announcement the bus refused (it is shutting down) reached no subscriber: the
             // state is not saved, so the items come again after a restart instead of being lost.
+            // A cluster node that lost the loader's lease while the request was out (paused
+            // longer than the lease) announces nothing and saves nothing: the holder now loads
+            // the same items from the state it read.
+            guard store.mayAnnounce(id) else { return fetched.outcome }
             guard await LoaderSupport.announce(fetched.event, on: bus, from: sender) else { return fetched.outcome }
             await save(fetched.state)
             return fetched.outcome

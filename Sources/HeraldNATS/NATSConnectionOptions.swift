@@ -1,3 +1,5 @@
+import HeraldIO
+
 /// How a ``NATSConnection`` connects, reconnects and buffers. A value type, `Sendable`.
 public struct NATSConnectionOptions: Sendable {
     /// The servers to try, in order (`nats://host:port`, `host:port` or `host`). Servers the
@@ -11,6 +13,16 @@ public struct NATSConnectionOptions: Sendable {
     public var user: String?
     /// The password that goes with ``user``.
     public var password: String?
+    /// An NKey for servers that know their users by public key (`authorization { users = [{nkey: U…}] }`):
+    /// the client signs the nonce of the server's `INFO` with it.
+    public var nkey: NATSNKeyPair?
+    /// A user's JWT and seed (a `.creds` file) for servers in operator mode: the JWT goes in
+    /// `CONNECT` and the seed signs the server's nonce. Takes precedence over ``nkey``.
+    public var userCredentials: NATSUserCredentials?
+    /// TLS for every server: its certificate checked against these roots (the system's by
+    /// default), a client certificate for servers that verify clients. nil: TLS only where an
+    /// address is `tls://` or the server requires it (then checked against the system's roots).
+    public var tls: TLSConfiguration?
     /// How long one TCP connect plus handshake (INFO, CONNECT, PING/PONG) may take.
     public var connectTimeout: Duration = .seconds(5)
     /// Whether to reconnect after a connection drops (to the next server of the list).

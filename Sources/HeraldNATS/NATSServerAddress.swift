@@ -13,6 +13,9 @@ public struct NATSServerAddress: Sendable, Hashable, CustomStringConvertible {
     public var password: String?
     /// The token, from `token@`.
     public var token: String?
+    /// Whether the address is `tls://…`: the connection must be TLS (verified against the
+    /// system's roots unless the options give a ``NATSConnectionOptions/tls`` configuration).
+    public var tls = false
 
     /// Parses an address.
     /// - Throws: ``NATSError`` `.invalidConfiguration` naming the address (credentials masked).
@@ -20,9 +23,10 @@ public struct NATSServerAddress: Sendable, Hashable, CustomStringConvertible {
         var rest = Substring(text.trimmingSpaces)
         if let scheme = rest.range(of: "://") {
             let name = rest[rest.startIndex..<scheme.lowerBound].lowercased()
-            guard name == "nats" else {
-                throw .invalidConfiguration("the server address scheme '\(name)' is not nats:// (TLS is not supported)")
+            guard name == "nats" || name == "tls" else {
+                throw .invalidConfiguration("the server address scheme '\(name)' is neither nats:// nor tls://")
             }
+            tls = name == "tls"
             rest = rest[scheme.upperBound...]
         }
         if let slash = rest.firstIndex(of: "/") { rest = rest[rest.startIndex..<slash] }

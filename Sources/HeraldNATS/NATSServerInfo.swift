@@ -20,14 +20,18 @@ public struct NATSServerInfo: Sendable, Hashable, Decodable {
     public var lameDuckMode: Bool
     /// Whether the server requires authentication.
     public var authRequired: Bool
-    /// Whether the server requires TLS (which this client does not speak).
+    /// Whether the server requires TLS.
     public var tlsRequired: Bool
+    /// Whether the server takes TLS from a client that asks for it (without requiring it).
+    public var tlsAvailable: Bool
+    /// The nonce a client that authenticates with an NKey or a JWT signs.
+    public var nonce: String?
 
     enum CodingKeys: String, CodingKey {
         case serverID = "server_id", serverName = "server_name", version
         case maxPayload = "max_payload", headers, jetStream = "jetstream"
         case connectURLs = "connect_urls", lameDuckMode = "ldm"
-        case authRequired = "auth_required", tlsRequired = "tls_required"
+        case authRequired = "auth_required", tlsRequired = "tls_required", tlsAvailable = "tls_available", nonce
     }
 
     /// Decodes `INFO`'s JSON; absent optional fields take their protocol defaults.
@@ -43,6 +47,8 @@ public struct NATSServerInfo: Sendable, Hashable, Decodable {
         lameDuckMode = try container.decodeIfPresent(Bool.self, forKey: .lameDuckMode) ?? false
         authRequired = try container.decodeIfPresent(Bool.self, forKey: .authRequired) ?? false
         tlsRequired = try container.decodeIfPresent(Bool.self, forKey: .tlsRequired) ?? false
+        nonce = try container.decodeIfPresent(String.self, forKey: .nonce)
+        tlsAvailable = try container.decodeIfPresent(Bool.self, forKey: .tlsAvailable) ?? false
     }
 
     /// Decodes an `INFO` operation's JSON.

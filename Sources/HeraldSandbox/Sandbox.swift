@@ -9,6 +9,9 @@ import HeraldHTTP
 /// - Tiqav: `/search/random.json`, `/search.json?q=`, images under `/img/`;
 /// - NEC BaaS: `/1/{tenant}/objects/{bucket}[/{id}]`;
 /// - Mastodon: `/api/v1/…` and `/api/v2/…` (instance, timelines, statuses, media; bearer token);
+/// - feeds that grow on its clock: `/feeds/news.rss`, `/feeds/news.atom`, `/feeds/odd.xml`
+///   (see ``SandboxConfiguration/feedInterval``), and a webhook receiver that verifies Standard
+///   Webhooks signatures, `POST /_sandbox/webhooks` (`GET` lists the deliveries, `DELETE` clears);
 /// - the sandbox itself: `GET /_sandbox/posts`, `GET /_sandbox/config`, `GET /_sandbox/health`,
 ///   `GET /_sandbox/objects/{bucket}`, and `GET`/`POST`/`DELETE /_sandbox/faults` (scripted
 ///   faults, see ``script(path:method:_:)``).
@@ -32,10 +35,12 @@ public final class Sandbox: Sendable {
     private let twitter: TwitterEmulator
     let baas: BaaSEmulator
     let mastodon: MastodonEmulator
+    let webhooks: WebhookReceiver
     let faultScript: FaultScript
 
     private init(configuration: SandboxConfiguration, server: HTTPServer, twitter: TwitterEmulator, baas: BaaSEmulator,
-                 mastodon: MastodonEmulator, faultScript: FaultScript) {
+                 mastodon: MastodonEmulator, webhooks: WebhookReceiver, faultScript: FaultScript) {
+        self.webhooks = webhooks
         self.configuration = configuration
         self.server = server
         self.twitter = twitter
@@ -57,9 +62,11 @@ public final class Sandbox: Sendable {
         let twitter = TwitterEmulator(configuration: configuration)
         let baas = BaaSEmulator(configuration: configuration)
         let mastodon = MastodonEmulator(configuration: configuration)
+        let webhooks = WebhookReceiver(configuration: configuration)
         let script = FaultScript()
         let router = SandboxRouter(
             twitter: twitter, tiqav: TiqavEmulator(), baas: baas, mastodon: mastodon,
+            feeds: FeedEmulator(configuration: configuration), webhooks: webhooks,
             faults: FaultInjector(faults: configuration.faults), script: script, configuration: configuration)
         let server: HTTPServer
         do {
@@ -70,7 +77,8 @@ public final class Sandbox: Sendable {
             throw SandboxError(operation: error.operation, code: error.code)
         }
         server.start()
-        return Sandbox(configuration: configuration, server: server, twitter: twitter, baas: baas, mastodon: mastodon, faultScript: script)
+        return Sandbox(configuration: configuration, server: server, twitter: twitter, baas: baas, mastodon: mastodon, webhooks: webhooks,
+                       faultScript: script)
     }
 
     /// Stops accepting, closes open connections and waits until every server thread ended.
@@ -118,5 +126,10 @@ public final class Sandbox: Sendable {
     /// The statuses posted to the Mastodon emulator so far, oldest first.
     public func mastodonPosts() -> [SandboxMastodonPost] {
         mastodon.posts()
+    }
+
+    /// The deliveries the webhook receiver (`/_sandbox/webhooks`) got so far, oldest first.
+    public func webhookDeliveries() -> [SandboxWebhookDelivery] {
+        webhooks.deliveries()
     }
 }

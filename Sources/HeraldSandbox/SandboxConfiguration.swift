@@ -55,6 +55,13 @@ public struct SandboxConfiguration: Sendable {
     public var now: @Sendable () -> Date
     /// The Mastodon emulator's settings (token, limits, media processing).
     public var mastodon = SandboxMastodonSettings()
+    /// Items in each feed (`/feeds/…`) at start.
+    public var initialFeedItems = 5
+    /// A new item appears in every feed every this many seconds of ``now``.
+    public var feedInterval: TimeInterval = 5
+    /// The key (the decoded part of a `whsec_…` secret) the webhook receiver
+    /// (`/_sandbox/webhooks`) verifies signatures with; nil accepts deliveries unverified.
+    public var webhookSecret: [UInt8]?
 
     /// Creates a configuration with sandbox defaults.
     public init(

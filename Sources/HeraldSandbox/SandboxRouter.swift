@@ -7,12 +7,16 @@ struct SandboxRouter: Sendable {
     let tiqav: TiqavEmulator
     let baas: BaaSEmulator
     let mastodon: MastodonEmulator
+    let feeds: FeedEmulator
+    let webhooks: WebhookReceiver
     let faults: FaultInjector
     let script: FaultScript
     let configuration: SandboxConfiguration
 
     func route(_ request: SandboxRequest) -> SandboxResponse {
-        if request.path.hasPrefix("/_sandbox/") { return control(request) }
+        // The webhook receiver stands for a service: deliveries meet faults like any request.
+        let isDelivery = request.path == "/_sandbox/webhooks" && request.method == "POST"
+        if request.path.hasPrefix("/_sandbox/") && !isDelivery { return control(request) }
         var response = routeService(request)
         // While a drop is scripted, no connection is kept alive, so the drop always meets a
         // fresh connection and a client cannot silently resend the request (see
@@ -54,6 +58,10 @@ struct SandboxRouter: Sendable {
             return baas.handle(request)
         } else if MastodonEmulator.handles(path) {
             return mastodon.handle(request)
+        } else if FeedEmulator.handles(path) {
+            return feeds.handle(request)
+        } else if path == "/_sandbox/webhooks" {
+            return webhooks.receive(request)
         }
         return .twitterError(404, code: 34, "Sorry, that page does not exist.")
     }
@@ -75,6 +83,8 @@ struct SandboxRouter: Sendable {
                 ])
             }
             return .json(200, .object([("posts", .array(posts))]))
+        case "/_sandbox/webhooks":
+            return request.method == "DELETE" ? webhooks.clear() : webhooks.list()
         case "/_sandbox/health":
             return .json(200, .object([("status", .string("ok"))]))
         case "/_sandbox/posts":

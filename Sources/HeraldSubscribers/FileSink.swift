@@ -1,6 +1,7 @@
 import Foundation
 import Herald
 import Synchronization
+import HeraldIO
 import HeraldSync
 
 /// Archives bus events to a JSON Lines file: one envelope per line (`seq`, `time` in ISO 8601

@@ -1,4 +1,5 @@
 import Foundation
+import HeraldIO
 import HeraldRuntime
 import HeraldSync
 

@@ -1,5 +1,6 @@
 import Foundation
 import HeraldRuntime
+import HeraldIO
 import HeraldSync
 #if canImport(Glibc)
 import Glibc
@@ -50,6 +51,7 @@ enum Commands {
             let subscribers = configuration.subscribers.count
             func count(_ number: Int, _ noun: String) -> String { "\(number) \(noun)\(number == 1 ? "" : "s")" }
             Terminal.out("\(path): ok (\(count(services, "service")), \(count(loaders, "loader")), \(count(subscribers, "subscriber")))")
+            for warning in configuration.warnings { Terminal.err("herald: warning: \(warning)") }
             return 0
         }
     }
@@ -57,6 +59,7 @@ enum Commands {
     /// `herald run`: the daemon, which stops on SIGINT or SIGTERM itself.
     static func run(config path: String, duration: Duration?) async -> Int32 {
         guard let configuration = validConfiguration(path) else { return 2 }
+        for warning in configuration.warnings { Terminal.err("herald: warning: \(warning)") }
         let daemon = HeraldDaemon(configuration: configuration)
         do {
             // SIGHUP (and 'herald reload') reloads this file; systemd is told when NOTIFY_SOCKET is set.

@@ -7,7 +7,7 @@ enum HelpText {
         case "run": """
             USAGE: herald run [--config PATH] [--for DURATION]
 
-            Validates the configuration, starts the sandbox if a service uses it, then runs the
+            Validates the configuration, starts the sandbox if a service or a feed uses it, then runs the
             loaders on their schedules and the subscribers until SIGINT or SIGTERM (or DURATION),
             drains the bus and exits 0.
 

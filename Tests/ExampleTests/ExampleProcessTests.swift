@@ -69,7 +69,7 @@ import Testing
             .deletingLastPathComponent().appendingPathComponent("config.json")
         let (status, output) = try await Self.run("herald", ["check", "--config", config.path])
         #expect(status == 0)
-        #expect(output == "\(config.path): ok (4 services, 5 loaders, 3 subscribers)\n")
+        #expect(output == "\(config.path): ok (5 services, 6 loaders, 3 subscribers)\n")
     }
 
     @Test func heraldRefusesUnknownOptions() async throws {

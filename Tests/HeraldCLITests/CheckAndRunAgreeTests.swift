@@ -30,9 +30,9 @@ struct BadConfig: Sendable, CustomTestStringConvertible {
         BadConfig(extra: #""cluster": {"servers": ["nats://127.0.0.1:99999999999999999999999"], \#(cluster)}"#,
                   issue: #"cluster.servers[0]: "nats://127.0.0.1:99999999999999999999999": the port is not in 1...65535"#),
         BadConfig(extra: #""cluster": {"servers": ["nats://127.0.0.1:"], \#(cluster)}"#,
-                  issue: #"cluster.servers[0]: "nats://127.0.0.1:" is not a nats://host[:port] URL"#),
+                  issue: #"cluster.servers[0]: "nats://127.0.0.1:" is not a nats://host[:port] or tls://host[:port] URL"#),
         BadConfig(extra: #""cluster": {"servers": ["nats://127.0.0.1:4222#x"], \#(cluster)}"#,
-                  issue: #"cluster.servers[0]: "nats://127.0.0.1:4222#x" is not a nats://host[:port] URL"#),
+                  issue: #"cluster.servers[0]: "nats://127.0.0.1:4222#x" is not a nats://host[:port] or tls://host[:port] URL"#),
         // One server twice (the default port is 4222).
         BadConfig(extra: #""cluster": {"servers": ["nats://127.0.0.1:4222", "nats://127.0.0.1:4222"], \#(cluster)}"#,
                   issue: #"cluster.servers[1]: "nats://127.0.0.1:4222" is the same server as cluster.servers[0]; list each server once"#),

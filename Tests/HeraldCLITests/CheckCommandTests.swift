@@ -17,8 +17,26 @@ import Testing
         let herald = try #require(Self.herald)
         let result = try #require(try await ChildProcess.run(herald, ["check"], in: BuiltProducts.packageRoot))
         #expect(result.status == 0)
-        #expect(result.stdout == "config.json: ok (4 services, 5 loaders, 3 subscribers)\n")
+        #expect(result.stdout == "config.json: ok (5 services, 6 loaders, 3 subscribers)\n")
         #expect(result.stderr.isEmpty)
+    }
+
+    @Test
+    func aWebhookSecretThatIsNotBase64IsNamedWithItsPath() async throws {
+        let herald = try #require(Self.herald)
+        let file = try temporaryConfig("""
+            {
+              "services": {"hook": {"kind": "webhook", "url": "https://hooks.example.com/x", "secret": "whsec_not*base64"}},
+              "loaders": {"news": {"kind": "feed", "url": "https://example.com/feed.xml", "every": "15m"}},
+              "subscribers": {"posts": {"kind": "post", "rules": {
+                "notify": {"on": "loader.news.finished", "for": "new", "service": "hook", "body": {"text": "{{item.title}}"}}}}}
+            }
+            """)
+        defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
+        let result = try #require(try await ChildProcess.run(herald, ["check", "--config", file.path]))
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("services.hook.secret: the secret is not valid base64 after \"whsec_\""), "\(result.stderr)")
+        #expect(!result.stderr.contains("not*base64"))
     }
 
     @Test
@@ -168,5 +186,30 @@ import Testing
         let result = try #require(try await ChildProcess.run(herald, arguments))
         #expect(result.status == 0)
         #expect(result.stdout.hasPrefix(prefix))
+    }
+
+    @Test
+    func anInsecureServiceIsValidButWarnedAbout() async throws {
+        let herald = try #require(Self.herald)
+        let file = try temporaryConfig("""
+            {"services": {"tiqav": {"url": "https://api.example.com", "insecure": true}}, "loaders": {}}
+            """)
+        defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
+        let result = try #require(try await ChildProcess.run(herald, ["check", "--config", file.path]))
+        #expect(result.status == 0)
+        #expect(result.stdout == "\(file.path): ok (1 service, 0 loaders, 0 subscribers)\n")
+        #expect(result.stderr.hasPrefix("herald: warning: services.tiqav.insecure: certificate and host-name verification are off"))
+    }
+
+    @Test
+    func aCAFileThatDoesNotExistIsAnError() async throws {
+        let herald = try #require(Self.herald)
+        let file = try temporaryConfig("""
+            {"services": {"tiqav": {"url": "https://api.example.com", "caFile": "private-ca.pem"}}, "loaders": {}}
+            """)
+        defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
+        let result = try #require(try await ChildProcess.run(herald, ["check", "--config", file.path]))
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("services.tiqav.caFile: no file at \(file.deletingLastPathComponent().appendingPathComponent("private-ca.pem").path)"))
     }
 }

@@ -143,6 +143,10 @@ struct StreamedEvent: Sendable {
     var time: Date
     /// The ids of the new items a loader announced (`newTodos[]._id`, `newStatuses[].id_str`).
     var newItems: [String]
+    /// A post outcome's idempotency key (`post.<rule>.sent` / `.failed`).
+    var key: String?
+    /// Whether a `post.<rule>.sent` was a duplicate the service (or the record) recognised.
+    var duplicate = false
 
     init?(_ message: NATSMessage) {
         guard let id = message.headers?["Nats-Msg-Id"], let node = message.headers?["Herald-Node"],
@@ -157,6 +161,8 @@ struct StreamedEvent: Sendable {
         let todos = (event["newTodos"] as? [[String: Any]] ?? []).compactMap { $0["_id"] as? String }
         let statuses = (event["newStatuses"] as? [[String: Any]] ?? []).compactMap { $0["id_str"] as? String }
         newItems = todos + statuses
+        key = event["key"] as? String
+        duplicate = event["duplicate"] as? Bool ?? false
     }
 }
 

@@ -5,7 +5,7 @@ import Testing
 /// environment variables their README names, and without them each missing variable is named.
 @Suite struct ExampleConfigTests {
     static let directory = BuiltProducts.packageRoot.appendingPathComponent("Examples/configs")
-    static let variables = ["mastodon-hashtag-digest.json": ["MASTODON_TOKEN"],
+    static let variables = ["mastodon-hashtag-digest.json": ["MASTODON_TOKEN"], "feeds-to-slack.json": ["SLACK_WEBHOOK_URL"],
                             "x-mastodon-crosspost.json": ["MASTODON_TOKEN", "X_USER_TOKEN"]]
 
     @Test func everyExampleConfigIsListedWithItsVariables() throws {
@@ -23,7 +23,10 @@ import Testing
         let herald = try #require(RunCommandTests.herald)
         let config = Self.directory.appendingPathComponent(file).path
         var environment = ProcessInfo.processInfo.environment
-        for name in Self.variables[file] ?? [] { environment[name] = "value-of-\(name)" }
+        for name in Self.variables[file] ?? [] {
+            // A URL that is a credential must still be a URL.
+            environment[name] = name.hasSuffix("_URL") ? "https://hooks.example.com/value-of-\(name)" : "value-of-\(name)"
+        }
         let accepted = try #require(try await ChildProcess(herald, ["check", "--config", config], environment: environment).finish(within: .seconds(300)))
         #expect(accepted.status == 0, "\(accepted.stderr)")
         #expect(accepted.stdout.contains("\(file): ok"))

@@ -9,7 +9,7 @@ import Darwin
 
 @Suite struct RunCommandTests {
     static let herald = BuiltProducts.url(of: "herald")
-    static let loaders = ["fediverse", "home", "itmedia", "images", "todos"]
+    static let loaders = ["fediverse", "home", "itmedia", "images", "news", "todos"]
 
     /// A copy of the shipped config.json in a fresh directory, so state files start empty.
     func freshDemo() throws -> URL {
@@ -34,13 +34,16 @@ import Darwin
             text = text.replacingOccurrences(of: "\"every\": \"\(every)\"", with: "\"every\": \"1h\"")
         }
         text = text.replacingOccurrences(of: "\"todoInterval\": \"15s\"", with: "\"todoInterval\": \"1h\"")
-        #expect(text.components(separatedBy: "\"1h\"").count == 7, "the shipped config's intervals changed")
+        #expect(text.components(separatedBy: "\"1h\"").count == 8, "the shipped config's intervals changed")
         try Data(text.utf8).write(to: file)
         return file
     }
 
+    /// Every loader logged its first load, and the five webhook deliveries of the news feed's
+    /// first items are done (so nothing is left to log after a signal).
     static func loggedAllLoaders(_ text: String) -> Bool {
         loaders.allSatisfy { text.contains("loader.\($0).finished") }
+            && text.components(separatedBy: "post.news-hook.sent").count - 1 >= 5
     }
 
     @Test(.timeLimit(.minutes(5)))
@@ -56,7 +59,7 @@ import Darwin
         #expect(elapsed >= .seconds(3), "--for 3s ran for \(elapsed)")   // a lower bound only: machines may be slow
         let lines = result.stderr.split(separator: "\n").map(String.init)
         #expect(lines.first?.hasPrefix("herald: sandbox at http://127.0.0.1:") == true)
-        #expect(lines.contains("herald: running 5 loaders (fediverse, home, images, itmedia, todos); Ctrl-C to stop"))
+        #expect(lines.contains("herald: running 6 loaders (fediverse, home, images, itmedia, news, todos); Ctrl-C to stop"))
         // What the loads did in the 3 s depends on the machine's speed (a load still running is
         // cancelled): the signal test below waits for them and checks what they logged and saved.
         #expect(lines.last?.hasPrefix("herald: stopped") == true, "\(lines.suffix(3))")
@@ -81,10 +84,11 @@ import Darwin
         #expect(lines.contains { $0.hasSuffix("INFO    loader.images.finished  images: 5 images, 5 new") })
         #expect(lines.contains { $0.contains("INFO    loader.todos.finished  todos: ") })
         #expect(lines.contains { $0.contains("INFO    loader.fediverse.finished  fediverse: ") })
+        #expect(lines.contains { $0.hasSuffix("INFO    loader.news.finished  news: 5 items, 5 new") })
         #expect(!result.stderr.contains("sandbox-token-secret") && !result.stderr.contains("sandbox-secret"))
         let state = config.deletingLastPathComponent().appendingPathComponent("var/state")
         #expect(try FileManager.default.contentsOfDirectory(atPath: state.path).sorted()
-                == ["fediverse.json", "home.json", "images.json", "itmedia.json", "outbox", "todos.json"])
+                == ["fediverse.json", "home.json", "images.json", "itmedia.json", "news.json", "outbox", "todos.json"])
     }
 
     /// `timeout` and other wrappers may signal the process and its group: one request to stop.
@@ -110,7 +114,7 @@ import Darwin
         let text = try String(contentsOf: config, encoding: .utf8).replacingOccurrences(of: "\"0ms\"", with: "\"1h\"")
         try Data(text.utf8).write(to: config)
         let child = try ChildProcess(herald, ["run", "--config", config.path])
-        #expect(await child.waitForStandardError { $0.contains("herald: running 5 loaders") })
+        #expect(await child.waitForStandardError { $0.contains("herald: running 6 loaders") })
 
         child.signal(SIGTERM)
         let result = try #require(await child.finish())
@@ -127,7 +131,7 @@ import Darwin
         let herald = try #require(Self.herald)
         let config = try freshDemo()
         defer { try? FileManager.default.removeItem(at: config.deletingLastPathComponent()) }
-        let text = try String(contentsOf: config, encoding: .utf8).replacingOccurrences(of: "\"30s\"", with: "\"30x\"")
+        let text = try String(contentsOf: config, encoding: .utf8).replacingOccurrences(of: "\"json\", \"every\": \"30s\"", with: "\"json\", \"every\": \"30x\"")
         try Data(text.utf8).write(to: config)
         let result = try #require(try await ChildProcess.run(herald, ["run", "--config", config.path]))
         #expect(result.status == 2)

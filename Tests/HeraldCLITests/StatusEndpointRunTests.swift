@@ -17,7 +17,7 @@ import Darwin
         let config = try RunCommandTests().freshDemo()
         defer { try? FileManager.default.removeItem(at: config.deletingLastPathComponent()) }
         let child = try ChildProcess(herald, ["run", "--config", config.path])
-        #expect(await child.waitForStandardError { $0.contains("herald: running 5 loaders") })
+        #expect(await child.waitForStandardError { $0.contains("herald: running 6 loaders") })
         let line = try #require(child.stderr.split(separator: "\n").first { $0.hasPrefix("herald: status at http://127.0.0.1:") })
         // `herald: status at http://127.0.0.1:PORT/ (metrics at …/metrics)`
         let url = try #require(line.split(separator: " ").dropFirst(3).first.map(String.init))

@@ -10,6 +10,7 @@ import Darwin
 #endif
 
 @testable import HeraldHTTP
+import HeraldIO
 import HeraldSync
 
 /// The server's bounds: connections, body bytes held, head time, and what happens when accept
@@ -154,7 +155,7 @@ import HeraldSync
                 errno = EMFILE
                 return -1
             }
-            return Socket.systemAccept(fd)
+            return TCPSocket.systemAccept(fd)
         }
         seams.backoff = { delay in waits.withLock { $0.append(delay) } }
         let server = try Self.echoServer(limits: HTTPServerLimits(), seams: seams)
@@ -183,10 +184,10 @@ import HeraldSync
         #else
         #expect(socketpair(AF_UNIX, SOCK_STREAM, 0, &fds) == 0)
         #endif
-        defer { fds.forEach { Socket.close($0) } }
-        #expect(Socket.write(fds[1], Array("hi".utf8)))
+        defer { fds.forEach { TCPSocket.close($0) } }
+        #expect(TCPSocket(descriptor: fds[1]).sendAll(Array("hi".utf8)))
         var interruptions = 2
-        let read = Socket.read(fds[0]) { fd, buffer, count in
+        let read = TCPSocket(descriptor: fds[0]).receiveChunk { fd, buffer, count in
             if interruptions > 0 {
                 interruptions -= 1
                 errno = EINTR
@@ -199,7 +200,7 @@ import HeraldSync
 
         let acceptInterruptions = SyncLock(1)
         let peer = fds[1]
-        let accepted = Socket.accept(fds[0]) { _ in
+        let accepted = TCPSocket(descriptor: fds[0]).accept { _ in
             if acceptInterruptions.withLock({ left -> Bool in defer { left -= 1 }; return left > 0 }) {
                 errno = EINTR
                 return -1
@@ -210,7 +211,7 @@ import HeraldSync
             Issue.record("accept gave \(accepted)")
             return
         }
-        Socket.close(fd)
-        #expect(Socket.accept(fds[0]) { _ in errno = EMFILE; return -1 } == .outOfResources(errno: EMFILE))
+        TCPSocket.close(fd)
+        #expect(TCPSocket(descriptor: fds[0]).accept { _ in errno = EMFILE; return -1 } == .outOfResources(errno: EMFILE))
     }
 }

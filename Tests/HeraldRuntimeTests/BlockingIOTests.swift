@@ -4,6 +4,7 @@ import Herald
 @testable import HeraldLoaders
 import HeraldRuntime
 @testable import HeraldSubscribers
+import HeraldIO
 import HeraldSync
 import HeraldTestSupport
 import Testing

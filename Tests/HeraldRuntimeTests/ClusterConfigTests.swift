@@ -50,7 +50,7 @@ import Testing
             "startup": "maybe", "bogus": 1, "maxPayload": 100,
         ]))
         #expect(issues.contains("cluster.bogus: unknown key"))
-        #expect(issues.contains("cluster.servers[0]: \"http://x\" is not a nats://host[:port] URL"))
+        #expect(issues.contains("cluster.servers[0]: \"http://x\" is not a nats://host[:port] or tls://host[:port] URL"))
         #expect(issues.contains("cluster.servers[1]: credentials in a server URL are not supported"))
         #expect(!issues.joined().contains("secret"))
         #expect(issues.contains("cluster.servers[2]: expected a nats:// URL, got 7"))
@@ -88,12 +88,12 @@ import Testing
         let schema = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
         let cluster = try #require((schema["properties"] as? [String: Any])?["cluster"] as? [String: Any])
         let keys = try #require(cluster["properties"] as? [String: Any]).keys.sorted()
-        #expect(keys == ["ackWait", "connectWait", "dedupeWindow", "export", "intentSecret", "leaseBucket", "leaseTTL", "maxAge",
-                         "maxPayload", "mediaDirectory", "node", "postStream", "replicas", "servers", "startup", "stateBucket", "stream"])
+        #expect(keys == ["ackWait", "auth", "connectWait", "dedupeWindow", "export", "intentSecret", "leaseBucket", "leaseTTL", "maxAge",
+                         "maxPayload", "mediaDirectory", "node", "postStream", "replicas", "servers", "startup", "stateBucket", "stream", "tls"])
         #expect((cluster["required"] as? [String])?.sorted() == ["node", "servers"])
         // Every key the schema names is one the validator accepts.
         var settings: [String: Any] = ["servers": ["nats://127.0.0.1:4222"], "node": "a"]
-        for key in keys where settings[key] == nil { settings[key] = key == "intentSecret" ? 7 : ["bogus": true] }
+        for key in keys where settings[key] == nil { settings[key] = ["intentSecret", "auth", "tls"].contains(key) ? 7 : ["bogus": true] }
         let issues = ConfigFixtures.issues(ConfigFixtures.demo(setting: "cluster", to: settings))
         #expect(!issues.contains { $0.contains("unknown key") })
         #expect(issues.count == keys.count - 2)

@@ -21,7 +21,8 @@ import Testing
     @Test func theShippedConfigIsValid() throws {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         let configuration = try ConfigLoader(environment: [:]).load(contentsOf: root.appendingPathComponent("config.json"))
-        #expect(configuration.loaders.count == 5)
+        #expect(configuration.loaders.count == 6)
+        #expect(configuration.loaders["news"]?.kind == .feed(FeedSettings(location: .sandbox(path: "/feeds/news.rss"))))
     }
 
     /// The shipped demo grows its todo bucket, so a watching daemon sees new todos.
@@ -74,7 +75,7 @@ import Testing
         ("loaders.home.evry", #""30s""#, #"loaders.home.evry: unknown key (did you mean "every"?)"#),
         ("loaders.home.service", #""twiter""#, #"loaders.home.service: no service named "twiter" (services: "baas", "tiqav", "twitter")"#),
         ("loaders.home.service", #""tiqav""#, #"loaders.home.service: "tiqav" is a tiqav service; a timeline loader needs a twitter service"#),
-        ("loaders.home.kind", #""rss""#, #"loaders.home.kind: "rss" is not one of timeline, tiqav, todo, mastodon"#),
+        ("loaders.home.kind", #""rss""#, #"loaders.home.kind: "rss" is not one of timeline, tiqav, todo, mastodon, feed"#),
         ("loaders.home.count", #"500"#, "loaders.home.count: 500 is not in 1...200"),
         ("loaders.home.count", #""20""#, #"loaders.home.count: expected an integer, got "20""#),
         ("loaders.home.format", #""yaml""#, #"loaders.home.format: "yaml" is not one of json, xml"#),
@@ -96,8 +97,8 @@ import Testing
         ("services.twitter.auth", nil, "services.twitter.auth: required"),
         ("services.twitter.auth.token", nil, "services.twitter.auth.token: required"),
         ("services.twitter.auth.token", #"5"#, #"services.twitter.auth.token: expected a string or {"env": "NAME", "default": "…"}, got a number"#),
-        ("services.rss", #"{"url": "sandbox"}"#, "services.rss.kind: required (twitter, tiqav, baas or mastodon) when the service is not named after its kind"),
-        ("services.twitter.kind", #""misskey""#, #"services.twitter.kind: "misskey" is not one of twitter, tiqav, baas, mastodon"#),
+        ("services.rss", #"{"url": "sandbox"}"#, "services.rss.kind: required (twitter, tiqav, baas, mastodon or webhook) when the service is not named after its kind"),
+        ("services.twitter.kind", #""misskey""#, #"services.twitter.kind: "misskey" is not one of twitter, tiqav, baas, mastodon, webhook"#),
         ("subscribers.console.kind", #""sms""#, #"subscribers.console.kind: "sms" is not one of log, file, post"#),
         ("subscribers.console.level", #""loud""#, #"subscribers.console.level: "loud" is not one of debug, info, warning, error"#),
         ("subscribers.console.format", #""xml""#, #"subscribers.console.format: "xml" is not one of text, logfmt, json"#),

@@ -90,7 +90,7 @@ import Testing
         let schema = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
         let definitions = try #require(schema["$defs"] as? [String: Any])
         let service = try #require(definitions["mastodonService"] as? [String: Any])
-        #expect((service["properties"] as? [String: Any])?.keys.sorted() == ["kind", "timeout", "token", "url"])
+        #expect((service["properties"] as? [String: Any])?.keys.sorted() == ["caFile", "insecure", "kind", "timeout", "token", "url"])
         let loader = try #require(definitions["mastodonLoader"] as? [String: Any])
         #expect((loader["properties"] as? [String: Any])?.keys.sorted()
             == ["account", "backoff", "every", "jitter", "kind", "limit", "list", "service", "tag", "timeline"])

@@ -58,7 +58,7 @@ extension ConfigFixtures {
         ("subscribers.posts.rules.tweet.service", #""twiter""#,
          #"subscribers.posts.rules.tweet.service: no service named "twiter" (services: "baas", "tiqav", "twitter")"#),
         ("subscribers.posts.rules.tweet.service", #""tiqav""#,
-         #"subscribers.posts.rules.tweet.service: "tiqav" is a tiqav service; posts go to a twitter, baas or mastodon service"#),
+         #"subscribers.posts.rules.tweet.service: "tiqav" is a tiqav service; posts go to a twitter, baas, mastodon or webhook service"#),
         ("subscribers.posts.rules.tweet.for", #""all""#, #"subscribers.posts.rules.tweet.for: "all" is not one of new, event"#),
         ("subscribers.posts.rules.tweet.txt", #""hi""#, #"subscribers.posts.rules.tweet.txt: unknown key (did you mean "text"?)"#),
         ("subscribers.posts.rules.tweet.quite", #"{"from": "22:00", "to": "07:00"}"#,
@@ -302,20 +302,21 @@ extension ConfigFixtures {
         #expect(subscriber["required"] as? [String] == ["kind", "rules"])
         let rule = try #require(definitions["postRule"] as? [String: Any])
         #expect((rule["properties"] as? [String: Any])?.keys.sorted()
-            == ["bucket", "description", "fields", "for", "language", "media", "on", "quiet", "rate", "service", "spoiler", "text",
+            == ["body", "bucket", "description", "fields", "for", "language", "media", "on", "quiet", "rate", "service", "spoiler", "text",
                 "visibility", "when"])
         #expect(rule["required"] as? [String] == ["on", "service"])
         #expect(rule["additionalProperties"] as? Bool == false)
     }
 
     /// The shipped example is a rule per new todo and service (the Twitter-style one and
-    /// Mastodon), each posted at most 30 times an hour.
+    /// Mastodon) and one per new feed item (the sandbox's webhook receiver), each posted at
+    /// most 30 times an hour.
     @Test func theShippedConfigPostsNewTodos() throws {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         let configuration = try ConfigLoader(environment: [:]).load(contentsOf: root.appendingPathComponent("config.json"))
         let rules = try #require(configuration.subscribers["posts"]?.posting?.rules)
-        #expect(rules.map(\.name) == ["todo-toot", "todo-tweet"])
-        #expect(rules.map(\.service) == ["mastodon", "twitter"])
+        #expect(rules.map(\.name) == ["news-hook", "todo-toot", "todo-tweet"])
+        #expect(rules.map(\.service) == ["hook", "mastodon", "twitter"])
         for rule in rules {
             #expect(rule.scope == .newItems)
             #expect(rule.rate == PostRate(count: 30, per: .seconds(3_600)))

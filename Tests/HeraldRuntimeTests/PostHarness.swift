@@ -6,6 +6,7 @@ import HeraldServices
 @testable import HeraldSubscribers
 import HeraldTestSupport
 import Synchronization
+import HeraldIO
 import HeraldSync
 
 /// Records envelopes and lets a test await a condition on them, with a generous bound and

@@ -7,6 +7,7 @@ import FoundationNetworking
 
 @testable import HeraldSandbox
 @testable import HeraldHTTP
+import HeraldIO
 import HeraldTestSupport
 
 @Suite struct SandboxServerTests {
@@ -95,15 +96,15 @@ import HeraldTestSupport
         #expect(await idle.readToEnd().closed)
         #expect(await partial.readToEnd().text.isEmpty)
         // Nothing listens on the port any more: it can be bound again.
-        let rebound = try Socket.listen(port: port)
-        Socket.close(rebound.fd)
+        let rebound = try TCPSocket.listen(port: port)
+        TCPSocket.close(rebound.socket.descriptor)
         await sandbox.stop()  // a second stop returns too
     }
 
     @Test func startsOnTheGivenPort() async throws {
         // A port the kernel picked, held by nothing (no connection ever used it).
-        let probe = try Socket.listen(port: 0)
-        Socket.close(probe.fd)
+        let probe = try TCPSocket.listen(port: 0)
+        TCPSocket.close(probe.socket.descriptor)
         let sandbox = try await Sandbox.start(SandboxConfiguration(port: probe.port))
         #expect(sandbox.port == probe.port)
         #expect(sandbox.baseURL.absoluteString == "http://127.0.0.1:\(probe.port)")

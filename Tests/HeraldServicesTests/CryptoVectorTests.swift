@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+import HeraldIO
 @testable import HeraldServices
 
 private func hex(_ bytes: [UInt8]) -> String {

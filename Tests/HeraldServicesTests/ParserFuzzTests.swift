@@ -75,3 +75,35 @@ import Testing
         #expect(parsed > 0, "some mutations (e.g. in skipped elements) should still parse")
     }
 }
+
+extension ParserFuzzTests {
+    @Test(.timeLimit(.minutes(5))) func feedParserOnlyThrowsDecodingErrors() {
+        var random = SeededGenerator(seed: 0x4645_4544)
+        let atom = """
+            <?xml version="1.0" encoding="utf-8"?><feed xmlns="http://www.w3.org/2005/Atom"><title type="html">&lt;b&gt;A&lt;/b&gt;</title>
+            <entry><id>urn:1</id><title>x</title><link href="https://e/1"/><published>2026-01-01T00:00:00Z</published>
+            <author><name>n</name></author><content type="xhtml"><div><p>a</p></div></content></entry></feed>
+            """
+        let rdf = """
+            <?xml version="1.0"?><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#" xmlns="http://purl.org/rss/1.0/">
+            <item rdf:about="https://e/a"><title><![CDATA[c]]></title><dc:date>2026-12-02T09:00:00+09:00</dc:date></item></rdf:RDF>
+            """
+        let seeds = [Array(FeedParserTests.rss2.utf8), Array(atom.utf8), Array(rdf.utf8),
+                     Array("<!DOCTYPE rss [<!ENTITY a \"b\">]><rss><channel><item><guid>&a;</guid></item></channel></rss>".utf8)]
+        var parsed = 0
+        var unexpected: [String] = []
+        for round in 0..<3000 {
+            let body = Data(Self.mutate(seeds[round % seeds.count], &random))
+            do {
+                _ = try FeedParser.parse(body, contentType: round % 5 == 0 ? "text/xml; charset=iso-8859-1" : nil)
+                parsed += 1
+            } catch where error.kind == .decoding {
+                continue
+            } catch {
+                unexpected.append("round \(round): \(error)")
+            }
+        }
+        #expect(unexpected.isEmpty)
+        #expect(parsed > 0)
+    }
+}

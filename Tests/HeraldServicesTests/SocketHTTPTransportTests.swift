@@ -74,8 +74,8 @@ import Testing
         #expect(!String(describing: error).contains("secret"))
     }
 
-    @Test func onlyPlainHTTPIsAccepted() async throws {
-        let url = try #require(URL(string: "https://127.0.0.1:9/"))
+    @Test func onlyHTTPAndHTTPSAreAccepted() async throws {
+        let url = try #require(URL(string: "ftp://127.0.0.1:9/"))
         let error = await serviceError { try await transport.send(HTTPRequest(url: url)) }
         #expect(error?.kind == .transport)
         #expect(error?.underlying?.contains("scheme") == true)

@@ -1,4 +1,5 @@
 import Foundation
+import HeraldHTTP
 import HeraldSandbox
 import HeraldTestSupport
 import Testing
@@ -21,6 +22,26 @@ import Darwin
             #expect(response.status == 404)
             #expect(response.headers["content-type"]?.hasPrefix("application/json") == true)
             #expect(String(decoding: response.body, as: UTF8.self).contains("\"code\":34"))
+        }
+    }
+
+    /// A request that follows no redirects gets the redirect itself, whatever the transport
+    /// (a webhook POST must not become a GET; a feed reports a permanent move).
+    @Test(arguments: TransportKind.allCases)
+    func aRequestThatFollowsNoRedirectsGetsTheRedirectItself(_ kind: TransportKind) async throws {
+        let server = try HTTPServer(port: 0, handler: HTTPClosureHandler { request in
+            request.path == "/old" ? HTTPServerResponse(status: 302, headers: [("Location", "/new")], body: Data())
+                : HTTPServerResponse(status: 200, headers: [], body: Data("new".utf8))
+        })
+        server.start()
+        defer { Task { await server.stop() } }
+        let transport = kind.make(defaultTimeout: .seconds(60))
+        let url = URL(string: "http://127.0.0.1:\(server.port)/old")!
+        let held = try await transport.send(HTTPRequest(method: "POST", url: url, body: Data("{}".utf8), followsRedirects: false))
+        #expect(held.status == 302 && held.headers["Location"] == "/new")
+        if kind != .socket {
+            let followed = try await transport.send(HTTPRequest(url: url))
+            #expect(followed.status == 200 && followed.body == Data("new".utf8))
         }
     }
 

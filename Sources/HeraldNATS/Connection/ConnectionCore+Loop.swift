@@ -1,4 +1,5 @@
 import Foundation
+import HeraldIO
 import HeraldSync
 
 #if canImport(Glibc)
@@ -31,7 +32,7 @@ extension ConnectionCore {
                 everConnected = true
                 let connectedAt = ContinuousClock.now
                 let reason = serve(&session)
-                NATSSocket.close(session.socket)
+                session.stream.close()
                 if isClosing { return finish(reason: "closed by the client") }
                 becomeDisconnected(from: server, session: session, reason: reason)
                 guard options.allowReconnect else { return finish(reason: "disconnected and reconnecting is off: \(reason)") }
@@ -86,9 +87,9 @@ extension ConnectionCore {
             var wakeAt = deadline
             if let route = state.withLock({ $0.deadlines.earliest }), route < wakeAt { wakeAt = route }
             var descriptor = pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)
-            let count = poll(&descriptor, 1, NATSSocket.milliseconds(ContinuousClock.now.duration(to: wakeAt)))
+            let count = poll(&descriptor, 1, Poll.milliseconds(ContinuousClock.now.duration(to: wakeAt)))
             if count > 0 {
-                NATSSocket.drain(wakeRead)
+                WakePipe.drain(wakeRead)
                 state.withLock { $0.wakePending = false }
             }
             expireRoutes(at: ContinuousClock.now)
@@ -98,7 +99,16 @@ extension ConnectionCore {
 
     /// The socket and parser of one connection, owned by the I/O thread.
     struct Session {
+        /// The socket, for `poll`.
         var socket: Int32
+        /// What reads and writes go through: the socket itself, or TLS over it.
+        var stream: any ByteStream
+        /// Whether ``stream`` is TLS (which may hold decrypted bytes the socket no longer signals).
+        var isTLS = false
+        /// A read wanted the socket writable (TLS): poll for output too.
+        var readWantsWrite = false
+        /// The last read stopped at its cap with bytes maybe still waiting: read again before sleeping.
+        var readAgain = false
         var parser: NATSProtocolParser
         var info: NATSServerInfo
         /// The chunk taken from the shared buffer and being written, and how much of it is written.
@@ -111,40 +121,89 @@ extension ConnectionCore {
     /// TCP connect, `INFO`, `CONNECT` + `PING`, and the `PONG`, all before the connect timeout.
     private func handshake(with server: NATSServerAddress) throws(NATSError) -> Session {
         let deadline = ContinuousClock.now.advanced(by: options.connectTimeout)
-        let socket = try NATSSocket.connect(to: server, before: deadline, wake: wakeRead) { acknowledgeWake() }
-        var session = Session(socket: socket, parser: NATSProtocolParser(maxControlLine: options.maxControlLine),
+        let socket: TCPSocket
+        do throws(TCPSocket.ConnectError) {
+            socket = try TCPSocket.connect(host: server.host, port: server.port, before: deadline, wake: wakeRead) { acknowledgeWake() }
+        } catch .timedOut, .stopped {
+            throw .connectionFailed("\(server): \(SystemError.text(ETIMEDOUT))")
+        } catch {
+            throw .connectionFailed("\(server): \(error)")
+        }
+        var session = Session(socket: socket.descriptor, stream: socket, parser: NATSProtocolParser(maxControlLine: options.maxControlLine),
                               info: try NATSServerInfo.decode(Array("{}".utf8)))
         do throws(NATSError) {
             guard case .info(let json) = try nextOperation(&session, server: server, before: deadline) else {
                 throw .protocolViolation("\(server) did not start with INFO")
             }
             session.info = try NATSServerInfo.decode(json)
-            guard !session.info.tlsRequired else { throw .connectionFailed("\(server) requires TLS, which this client does not speak") }
+            if let configuration = try tlsConfiguration(for: server, info: session.info) {
+                try upgrade(&session, to: configuration, server: server, before: deadline)
+            }
             session.parser.maxPayload = payloadLimit(session.info)
             var hello = Array("CONNECT ".utf8)
-            hello.append(contentsOf: connectJSON(for: server))
+            hello.append(contentsOf: try connectJSON(for: server, nonce: session.info.nonce, tls: session.isTLS))
             hello.append(contentsOf: NATSClientFrames.crlf)
             hello.append(contentsOf: NATSClientFrames.ping)
-            try writeAll(hello, on: socket, server: server, before: deadline)
+            try writeAll(hello, on: &session, server: server, before: deadline)
             while true {
                 switch try nextOperation(&session, server: server, before: deadline) {
                 case .pong: return session
                 case .error(let text): throw .connectionFailed("\(server) refused the connection: -ERR '\(text)'")
-                case .ping: try writeAll(NATSClientFrames.pong, on: socket, server: server, before: deadline)
+                case .ping: try writeAll(NATSClientFrames.pong, on: &session, server: server, before: deadline)
                 case .info(let json): session.info = try NATSServerInfo.decode(json)
                 case .ok, .message: continue
                 }
             }
         } catch {
-            NATSSocket.close(socket)
+            session.stream.close()
             throw error
         }
     }
 
-    /// `CONNECT`'s JSON: headers and no-responders on, verbose off, the credentials if any.
-    private func connectJSON(for server: NATSServerAddress) -> [UInt8] {
+    /// The TLS to speak with `server`: the options' (a client told to use TLS), or, for a
+    /// `tls://` address or a server that requires it, verification against the system's roots.
+    /// - Throws: when TLS is wanted and the server offers none.
+    private func tlsConfiguration(for server: NATSServerAddress, info: NATSServerInfo) throws(NATSError) -> TLSConfiguration? {
+        guard let configuration = options.tls ?? (server.tls || info.tlsRequired ? TLSConfiguration() : nil) else { return nil }
+        guard info.tlsRequired || info.tlsAvailable else {
+            throw .connectionFailed("\(server) does not offer TLS, which this client is configured to require")
+        }
+        return configuration
+    }
+
+    /// Upgrades the connection to TLS after `INFO` (as NATS servers expect): the handshake, with
+    /// the server's certificate checked against `configuration` and the address's host name.
+    private func upgrade(_ session: inout Session, to configuration: TLSConfiguration, server: NATSServerAddress,
+                         before deadline: ContinuousClock.Instant) throws(NATSError) {
+        let tls: TLSStream
+        do throws(SystemCryptoError) {
+            tls = try TLSStream(socket: TCPSocket(descriptor: session.socket), context: try TLSContext(configuration), serverName: server.host)
+        } catch {
+            throw .connectionFailed("\(server): TLS cannot be set up: \(error)")
+        }
+        session.stream = tls
+        session.isTLS = true
+        while true {
+            let events: Int16
+            switch tls.handshake() {
+            case .bytes: return
+            case .wantRead: events = Poll.input
+            case .wantWrite: events = Poll.output
+            case .closed: throw .connectionFailed("\(server) closed the connection during the TLS handshake")
+            case .failed(let error): throw .connectionFailed("\(server): the TLS handshake failed: \(error)")
+            }
+            if isClosing { throw .closed }
+            guard case .ready = Poll.wait(session.socket, for: events, wake: wakeRead, deadline: deadline, stop: { acknowledgeWake() }) else {
+                throw .connectionFailed("\(server) did not complete the TLS handshake within \(options.connectTimeout)")
+            }
+        }
+    }
+
+    /// `CONNECT`'s JSON: headers and no-responders on, verbose off, the credentials if any (a
+    /// JWT or an NKey signs the server's `nonce`).
+    private func connectJSON(for server: NATSServerAddress, nonce: String?, tls: Bool) throws(NATSError) -> [UInt8] {
         var fields: [String: Any] = [
-            "verbose": false, "pedantic": false, "tls_required": false, "lang": "swift", "version": "1.0.0",
+            "verbose": false, "pedantic": false, "tls_required": tls, "lang": "swift", "version": "1.0.0",
             "protocol": 1, "headers": true, "no_responders": true, "echo": true,
         ]
         if let name = options.name { fields["name"] = name }
@@ -152,6 +211,17 @@ extension ConnectionCore {
         if let user = server.user ?? options.user {
             fields["user"] = user
             fields["pass"] = server.password ?? options.password ?? ""
+        }
+        if let key = options.userCredentials?.keyPair ?? options.nkey {
+            guard let nonce else {
+                throw .connectionFailed("\(server) sent no nonce to sign: it is not configured for NKey or JWT authentication")
+            }
+            fields["sig"] = try key.signNonce(nonce)
+            if let credentials = options.userCredentials {
+                fields["jwt"] = credentials.jwt
+            } else {
+                fields["nkey"] = key.publicKey
+            }
         }
         let data = (try? JSONSerialization.data(withJSONObject: fields, options: [.sortedKeys])) ?? Data("{}".utf8)
         return Array(data)
@@ -166,31 +236,35 @@ extension ConnectionCore {
             } catch {
                 throw .protocolViolation("\(server): \(error)")
             }
-            let count = chunk.withUnsafeMutableBytes { NATSSocket.receive(session.socket, $0) }
-            if count > 0 {
+            let events: Int16
+            switch chunk.withUnsafeMutableBytes({ session.stream.read(into: $0) }) {
+            case .bytes(let count):
                 chunk.withUnsafeBytes { session.parser.feed(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
                 continue
+            case .closed: throw .connectionFailed("\(server) closed the connection during the handshake")
+            case .failed(let error): throw .connectionFailed("\(server): \(error)")
+            case .wantRead: events = Poll.input
+            case .wantWrite: events = Poll.output
             }
-            if count == 0 { throw .connectionFailed("\(server) closed the connection during the handshake") }
-            let code = errno
-            if code == EINTR { continue }
-            guard code == EAGAIN || code == EWOULDBLOCK else { throw .connectionFailed("\(server): \(NATSSocket.reason(code))") }
             if isClosing { throw .closed }
-            guard NATSSocket.waitUntil(session.socket, events: Int16(POLLIN), wake: wakeRead, deadline: deadline, stop: { acknowledgeWake() }) else {
+            guard case .ready = Poll.wait(session.socket, for: events, wake: wakeRead, deadline: deadline, stop: { acknowledgeWake() }) else {
                 throw .connectionFailed("\(server) did not complete the handshake within \(options.connectTimeout)")
             }
         }
     }
 
-    private func writeAll(_ bytes: [UInt8], on socket: Int32, server: NATSServerAddress, before deadline: ContinuousClock.Instant) throws(NATSError) {
+    private func writeAll(_ bytes: [UInt8], on session: inout Session, server: NATSServerAddress, before deadline: ContinuousClock.Instant) throws(NATSError) {
         var offset = 0
         while offset < bytes.count {
-            let count = bytes.withUnsafeBytes { NATSSocket.send(socket, UnsafeRawBufferPointer(rebasing: $0[offset...])) }
-            if count > 0 { offset += count; continue }
-            let code = errno
-            if code == EINTR { continue }
-            guard code == EAGAIN || code == EWOULDBLOCK else { throw .connectionFailed("\(server): \(NATSSocket.reason(code))") }
-            guard NATSSocket.waitUntil(socket, events: Int16(POLLOUT), wake: wakeRead, deadline: deadline, stop: { acknowledgeWake() }) else {
+            let events: Int16
+            switch bytes.withUnsafeBytes({ session.stream.write(UnsafeRawBufferPointer(rebasing: $0[offset...])) }) {
+            case .bytes(let count): offset += count; continue
+            case .failed(let error): throw .connectionFailed("\(server): \(error)")
+            case .closed: throw .connectionFailed("\(server) closed the connection during the handshake")
+            case .wantRead: events = Poll.input
+            case .wantWrite: events = Poll.output
+            }
+            guard case .ready = Poll.wait(session.socket, for: events, wake: wakeRead, deadline: deadline, stop: { acknowledgeWake() }) else {
                 throw .connectionFailed("\(server) did not take the handshake within \(options.connectTimeout)")
             }
         }

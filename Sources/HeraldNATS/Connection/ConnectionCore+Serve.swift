@@ -1,4 +1,5 @@
 import Foundation
+import HeraldIO
 import HeraldSync
 
 #if canImport(Glibc)
@@ -43,32 +44,31 @@ extension ConnectionCore {
                 if let closeDeadline, ContinuousClock.now >= closeDeadline { return "closed by the client (unflushed data dropped)" }
             }
             while session.written < session.writing.count {
-                let count = session.writing.withUnsafeBytes {
-                    NATSSocket.send(session.socket, UnsafeRawBufferPointer(rebasing: $0[session.written...]))
+                let result = session.writing.withUnsafeBytes {
+                    session.stream.write(UnsafeRawBufferPointer(rebasing: $0[session.written...]))
                 }
-                if count > 0 { session.written += count; continue }
-                let code = errno
-                if code == EINTR { continue }
-                if code == EAGAIN || code == EWOULDBLOCK { break }
-                return "writing to the server failed: \(NATSSocket.reason(code))"
+                if case .bytes(let count) = result { session.written += count; continue }
+                if case .failed(let error) = result { return "writing to the server failed: \(error)" }
+                break
             }
             // More frames queued meanwhile: look at the socket without sleeping, then take them.
             let moreQueued = session.written == session.writing.count && hasQueuedFrames
             if closing, session.written == session.writing.count, !moreQueued { return "closed by the client" }
 
             let now = ContinuousClock.now
-            var wakeAt = moreQueued ? now : nextPing
+            var wakeAt = moreQueued || session.readAgain ? now : nextPing
             if let deadline = state.withLock({ $0.deadlines.earliest }), deadline < wakeAt { wakeAt = deadline }
             if let closeDeadline, closeDeadline < wakeAt { wakeAt = closeDeadline }
-            let wantsWrite = session.written < session.writing.count
+            let wantsWrite = session.written < session.writing.count || session.readWantsWrite
             var descriptors = [
                 pollfd(fd: session.socket, events: Int16(POLLIN) | (wantsWrite ? Int16(POLLOUT) : 0), revents: 0),
                 pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0),
             ]
-            let ready = poll(&descriptors, 2, NATSSocket.milliseconds(now.duration(to: wakeAt)))
-            if ready < 0, errno != EINTR { return "waiting on the connection failed: \(NATSSocket.reason(errno))" }
-            if descriptors[1].revents != 0 { NATSSocket.drain(wakeRead) }
-            if descriptors[0].revents & (Int16(POLLIN) | Int16(POLLHUP) | Int16(POLLERR)) != 0 {
+            let ready = poll(&descriptors, 2, Poll.milliseconds(now.duration(to: wakeAt)))
+            if ready < 0, errno != EINTR { return "waiting on the connection failed: \(SystemError.current)" }
+            if descriptors[1].revents != 0 { WakePipe.drain(wakeRead) }
+            if session.readAgain || descriptors[0].revents & (Int16(POLLIN) | Int16(POLLHUP) | Int16(POLLERR)) != 0
+                || (session.readWantsWrite && descriptors[0].revents & Int16(POLLOUT) != 0) {
                 if let reason = readAvailable(&session, chunk: &chunk, pingsOutstanding: &pingsOutstanding) { return reason }
             }
             let after = ContinuousClock.now
@@ -100,19 +100,28 @@ extension ConnectionCore {
     /// Reads what is waiting (a few chunks at most, so writes are not starved) and dispatches it.
     /// - Returns: the reason the connection is lost, or nil.
     private func readAvailable(_ session: inout Session, chunk: inout [UInt8], pingsOutstanding: inout Int) -> String? {
-        for _ in 0..<4 {
-            let count = chunk.withUnsafeMutableBytes { NATSSocket.receive(session.socket, $0) }
-            if count == 0 { return "the server closed the connection" }
-            if count < 0 {
-                let code = errno
-                if code == EINTR { continue }
-                if code == EAGAIN || code == EWOULDBLOCK { return nil }
-                return "reading from the server failed: \(NATSSocket.reason(code))"
+        session.readAgain = false
+        session.readWantsWrite = false
+        // TLS answers a record (16 KiB at most) per read: read on until it wants more from the socket.
+        let reads = session.isTLS ? 64 : 4
+        for _ in 0..<reads {
+            let count: Int
+            switch chunk.withUnsafeMutableBytes({ session.stream.read(into: $0) }) {
+            case .bytes(let read): count = read
+            case .closed: return "the server closed the connection"
+            case .failed(let error): return "reading from the server failed: \(error)"
+            case .wantRead: return nil
+            case .wantWrite:
+                session.readWantsWrite = true
+                return nil
             }
             chunk.withUnsafeBytes { session.parser.feed(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
             if let reason = dispatchBuffered(&session, pingsOutstanding: &pingsOutstanding) { return reason }
-            if count < chunk.count { return nil }
+            if !session.isTLS, count < chunk.count { return nil }
         }
+        // Stopped at the cap, so writes are not starved: bytes may still wait (in TLS's buffer
+        // too, which the socket does not signal).
+        session.readAgain = true
         return nil
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import HeraldIO
 import HeraldSync
 
 /// The shared heart of a ``NATSConnection``: the locked ``CoreState`` callers append to, the
@@ -20,14 +21,14 @@ final class ConnectionCore: Sendable {
         guard !options.servers.isEmpty else { throw .invalidConfiguration("the server list is empty") }
         var servers: [NATSServerAddress] = []
         for text in options.servers { servers.append(try NATSServerAddress(parsing: text)) }
-        guard let pipe = NATSSocket.makePipe() else {
-            throw .invalidConfiguration("cannot open the connection's wake pipe: \(NATSSocket.reason(errno))")
+        guard let pipe = try? WakePipe() else {
+            throw .invalidConfiguration("cannot open the connection's wake pipe: \(SystemError.text(errno))")
         }
         self.options = options
         var initial = CoreState(servers: servers)
         initial.maxPayload = min(initial.maxPayload, max(options.maxPayload, 1))
         state = SyncLock(initial)
-        (wakeRead, wakeWrite) = pipe
+        (wakeRead, wakeWrite) = (pipe.readEnd, pipe.writeEnd)
         (events, eventContinuation) = AsyncStream.makeStream(of: NATSEvent.self)
         inboxPrefix = "_INBOX." + NUID.next()
     }
@@ -42,7 +43,7 @@ final class ConnectionCore: Sendable {
     func wake(_ state: inout CoreState) {
         guard !state.wakePending, state.phase != .closed else { return }
         state.wakePending = true
-        NATSSocket.poke(wakeWrite)
+        WakePipe.signal(wakeWrite)
     }
 
     func emit(_ event: NATSEvent) {
@@ -158,8 +159,7 @@ final class ConnectionCore: Sendable {
             let drops = state.unreportedDrops
             state.unreportedDrops = (0, 0)
             state.outbound.removeAll()
-            NATSSocket.close(wakeRead)
-            NATSSocket.close(wakeWrite)
+            WakePipe(readEnd: wakeRead, writeEnd: wakeWrite).close()
             return (records, pongs, routes, connectWaiters, closeWaiters, drops)
         }
         for record in records {

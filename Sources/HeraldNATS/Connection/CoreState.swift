@@ -77,21 +77,33 @@ struct SubscriptionRecord {
 }
 
 /// Where a reply to one token goes. Called on the I/O thread, so handlers only hand the message
-/// over (resume a continuation, complete a future).
-struct ReplyRoute {
+/// over (resume a continuation, complete a future). A class: it moves between the routing
+/// table, a delivery and the expiry list for every acked publish, as one reference.
+final class ReplyRoute: Sendable {
     /// The subject the request went to (for errors).
-    var subject: String
-    var timeout: Duration
-    var deadline: ContinuousClock.Instant
+    let subject: String
+    let timeout: Duration
+    let deadline: ContinuousClock.Instant
     /// Removed at the first message (a request, a publish ack); otherwise ``onMessage`` says
     /// when it is done (a fetch of many messages).
-    var oneShot: Bool
+    let oneShot: Bool
     /// Gets each message; returns true when the route is done.
-    var onMessage: @Sendable (NATSMessage) -> Bool
+    let onMessage: @Sendable (NATSMessage) -> Bool
     /// Gets the reason the route ended without a (last) message: a timeout, close, cancellation.
-    var onEnd: @Sendable (NATSError) -> Void
+    let onEnd: @Sendable (NATSError) -> Void
     /// The route's own subscription, ended with it.
-    var sid: UInt64?
+    let sid: UInt64?
+
+    init(subject: String, timeout: Duration, deadline: ContinuousClock.Instant, oneShot: Bool,
+         onMessage: @escaping @Sendable (NATSMessage) -> Bool, onEnd: @escaping @Sendable (NATSError) -> Void, sid: UInt64? = nil) {
+        self.subject = subject
+        self.timeout = timeout
+        self.deadline = deadline
+        self.oneShot = oneShot
+        self.onMessage = onMessage
+        self.onEnd = onEnd
+        self.sid = sid
+    }
 }
 
 /// Counters of a connection, for status pages and tests.

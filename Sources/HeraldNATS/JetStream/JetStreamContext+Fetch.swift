@@ -7,9 +7,12 @@ extension JetStreamContext {
     /// Returns when `batch` messages arrived, or the server ended the request: with `noWait`, at
     /// once when nothing is pending (404); otherwise when `expires` passed (408) with what arrived
     /// so far. Each message must be acked (or nakked) per the consumer's ack policy.
+    ///
+    /// It runs on the caller's executor (`nonisolated(nonsending)`): no hop to another thread
+    /// before the pull request goes out or after the batch came.
     /// - Throws: ``JetStreamError`` for a missing consumer (and other 409 statuses),
     ///   ``NATSError`` `.timeout` when the server does not answer at all.
-    public func fetch(stream: String, consumer: String, batch: Int, expires: Duration = .seconds(5), noWait: Bool = false) async throws -> [JetStreamMessage] {
+    nonisolated(nonsending) public func fetch(stream: String, consumer: String, batch: Int, expires: Duration = .seconds(5), noWait: Bool = false) async throws -> [JetStreamMessage] {
         try Self.validateName(stream, what: "stream")
         try Self.validateName(consumer, what: "consumer")
         let subject = "\(apiPrefix).CONSUMER.MSG.NEXT.\(stream).\(consumer)"

@@ -13,9 +13,12 @@ extension JetStreamContext {
     /// slot of the window (``JetStreamContext/init(connection:domain:timeout:maxPendingPublishes:)``),
     /// waiting first while the window is full. Await ``JetStreamPublishFuture/value`` for the
     /// ack, or ``waitForPendingPublishes()`` for all of them.
+    ///
+    /// It runs on the caller's executor (`nonisolated(nonsending)`): a publish that finds a free
+    /// slot never suspends and never hops to another thread.
     /// - Throws: only what stops the publish being queued (``NATSError`` `.closed`, `.bufferFull`,
     ///   `.invalidSubject`); a refused or lost publish fails its future.
-    public func publishAsync(_ subject: String, payload: [UInt8] = [], headers: NATSHeaders? = nil,
+    nonisolated(nonsending) public func publishAsync(_ subject: String, payload: [UInt8] = [], headers: NATSHeaders? = nil,
                              options: JetStreamPublishOptions = JetStreamPublishOptions()) async throws -> JetStreamPublishFuture {
         await window.acquire()
         let future = JetStreamPublishFuture(subject: subject)
@@ -42,7 +45,7 @@ extension JetStreamContext {
     }
 
     /// Returns once every async publish of this context has its ack (or its error).
-    public func waitForPendingPublishes() async {
+    nonisolated(nonsending) public func waitForPendingPublishes() async {
         await window.waitUntilEmpty()
     }
 

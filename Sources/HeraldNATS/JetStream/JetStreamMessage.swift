@@ -36,8 +36,9 @@ public struct JetStreamMessage: Sendable {
         /// Parses a `$JS.ACK` subject.
         /// - Throws: ``NATSError`` `.invalidResponse` naming the subject.
         public init(parsing subject: String) throws(NATSError) {
-            let tokens = subject.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
-            guard tokens.count >= 9, tokens[0] == "$JS", tokens[1] == "ACK" else {
+            // Over the UTF-8 bytes: this runs for every message a consumer delivers.
+            let tokens = subject.utf8.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
+            guard tokens.count >= 9, tokens[0].elementsEqual("$JS".utf8), tokens[1].elementsEqual("ACK".utf8) else {
                 throw .invalidResponse("'\(subject)' is not a JetStream ack subject")
             }
             // v1: 9 tokens; v2 adds the domain and account hash after ACK (and maybe a random token).
@@ -47,21 +48,34 @@ public struct JetStreamMessage: Sendable {
                 domain = nil
             } else if tokens.count >= 11 {
                 base = 4
-                domain = tokens[2] == "_" ? nil : tokens[2]
+                domain = tokens[2].elementsEqual("_".utf8) ? nil : String(Substring(tokens[2]))
             } else {
                 throw .invalidResponse("the ack subject '\(subject)' has \(tokens.count) tokens")
             }
-            stream = tokens[base]
-            consumer = tokens[base + 1]
-            guard let deliveries = UInt64(tokens[base + 2]), let streamSequence = UInt64(tokens[base + 3]),
-                  let consumerSequence = UInt64(tokens[base + 4]), let timestamp = Int64(tokens[base + 5]),
-                  let pending = UInt64(tokens[base + 6])
+            stream = String(Substring(tokens[base]))
+            consumer = String(Substring(tokens[base + 1]))
+            guard let deliveries = Self.number(tokens[base + 2], as: UInt64.self),
+                  let streamSequence = Self.number(tokens[base + 3], as: UInt64.self),
+                  let consumerSequence = Self.number(tokens[base + 4], as: UInt64.self),
+                  let timestamp = Self.number(tokens[base + 5], as: Int64.self),
+                  let pending = Self.number(tokens[base + 6], as: UInt64.self)
             else { throw .invalidResponse("the ack subject '\(subject)' has a token that is not a number") }
             self.deliveries = deliveries
             self.streamSequence = streamSequence
             self.consumerSequence = consumerSequence
             timestampNanoseconds = timestamp
             self.pending = pending
+        }
+
+        /// A token as a number: plain digits directly, anything else (a sign) as the standard
+        /// library reads it.
+        private static func number<T: FixedWidthInteger>(_ token: Substring.UTF8View, as type: T.Type) -> T? {
+            guard !token.isEmpty, token.count < 19, token.allSatisfy({ $0 >= 48 && $0 <= 57 }) else {
+                return T(Substring(token))
+            }
+            var value: T = 0
+            for digit in token { value = value * 10 + T(digit - 48) }
+            return value
         }
     }
 
@@ -79,7 +93,10 @@ public struct JetStreamMessage: Sendable {
     public var headers: NATSHeaders? { message.headers }
 
     /// Acknowledges it: it will not be delivered again.
-    public func ack() throws(NATSError) { try reply("+ACK") }
+    public func ack() throws(NATSError) { try reply(Self.ackBody) }
+
+    /// The body of an ack, made once (every consumed message is acked).
+    private static let ackBody = Array("+ACK".utf8)
 
     /// Refuses it for now: it is delivered again (after `delay`, when given).
     public func nak(delay: Duration? = nil) throws(NATSError) {
@@ -99,7 +116,11 @@ public struct JetStreamMessage: Sendable {
     }
 
     private func reply(_ body: String) throws(NATSError) {
+        try reply(Array(body.utf8))
+    }
+
+    private func reply(_ body: [UInt8]) throws(NATSError) {
         guard let subject = message.replyTo else { throw .invalidResponse("the message on '\(message.subject)' has no ack subject") }
-        try connection.publish(subject, payload: Array(body.utf8))
+        try connection.publish(subject, payload: body)
     }
 }

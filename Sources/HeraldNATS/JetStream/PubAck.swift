@@ -32,16 +32,25 @@ public struct PubAck: Sendable, Hashable, Decodable {
     /// writes it) without a JSON decoder, as it is on every acked publish's path; nil for anything
     /// else (an error object, escapes), which then goes through the decoder.
     static func scan(_ bytes: [UInt8]) -> PubAck? {
-        guard bytes.count < 512, valueStart(bytes, key: "error") == nil else { return nil }
-        guard let stream = stringValue(bytes, key: "stream"), let sequence = numberValue(bytes, key: "seq") else { return nil }
+        guard bytes.count < 512, valueStart(bytes, key: Keys.error) == nil else { return nil }
+        guard let stream = stringValue(bytes, key: Keys.stream), let sequence = numberValue(bytes, key: Keys.sequence) else { return nil }
         var duplicate = false
-        if let start = valueStart(bytes, key: "duplicate") { duplicate = bytes[start...].starts(with: Array("true".utf8)) }
-        return PubAck(stream: stream, sequence: sequence, duplicate: duplicate, domain: stringValue(bytes, key: "domain"))
+        if let start = valueStart(bytes, key: Keys.duplicate) { duplicate = bytes[start...].starts(with: Keys.true) }
+        return PubAck(stream: stream, sequence: sequence, duplicate: duplicate, domain: stringValue(bytes, key: Keys.domain))
     }
 
-    /// The index of the value of `"key":` (spaces skipped), if the key is there.
-    private static func valueStart(_ bytes: [UInt8], key: String) -> Int? {
-        let needle = Array("\"\(key)\"".utf8)
+    /// The quoted keys ``scan(_:)`` looks for, made once.
+    private enum Keys {
+        static let error = Array("\"error\"".utf8)
+        static let stream = Array("\"stream\"".utf8)
+        static let sequence = Array("\"seq\"".utf8)
+        static let duplicate = Array("\"duplicate\"".utf8)
+        static let domain = Array("\"domain\"".utf8)
+        static let `true` = Array("true".utf8)
+    }
+
+    /// The index of the value of `needle` (a quoted key) followed by `:` (spaces skipped), if there.
+    private static func valueStart(_ bytes: [UInt8], key needle: [UInt8]) -> Int? {
         var index = 0
         while index + needle.count <= bytes.count {
             if bytes[index] == needle[0], bytes[index..<(index + needle.count)].elementsEqual(needle) {
@@ -58,7 +67,7 @@ public struct PubAck: Sendable, Hashable, Decodable {
         return nil
     }
 
-    private static func stringValue(_ bytes: [UInt8], key: String) -> String? {
+    private static func stringValue(_ bytes: [UInt8], key: [UInt8]) -> String? {
         guard let start = valueStart(bytes, key: key), start < bytes.count, bytes[start] == UInt8(ascii: "\"") else { return nil }
         guard let end = bytes[(start + 1)...].firstIndex(of: UInt8(ascii: "\"")) else { return nil }
         let value = bytes[(start + 1)..<end]
@@ -67,7 +76,7 @@ public struct PubAck: Sendable, Hashable, Decodable {
         return String(decoding: value, as: UTF8.self)
     }
 
-    private static func numberValue(_ bytes: [UInt8], key: String) -> UInt64? {
+    private static func numberValue(_ bytes: [UInt8], key: [UInt8]) -> UInt64? {
         guard let start = valueStart(bytes, key: key) else { return nil }
         var value: UInt64 = 0
         var index = start

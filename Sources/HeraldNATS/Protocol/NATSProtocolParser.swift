@@ -163,32 +163,35 @@ struct NATSProtocolParser {
         let nameEnd = line.firstIndex { $0 == 32 || $0 == 9 } ?? line.endIndex
         let name = line[line.startIndex..<nameEnd]
         let rest = line[nameEnd...]
-        switch Self.keyword(name) {
-        case "MSG":
-            let arguments = Self.split(rest)
+        switch Keyword(name) {
+        case .msg:
+            let arguments = Arguments(rest)
             guard arguments.count == 3 || arguments.count == 4 else {
                 throw fail("MSG has \(arguments.count) arguments, not 3 or 4")
             }
-            return .message(try beginMessage(arguments, headerSize: nil))
-        case "HMSG":
-            let arguments = Self.split(rest)
+            return .message(try beginMessage(
+                subject: line[arguments[0]], sid: line[arguments[1]], reply: arguments.count == 4 ? line[arguments[2]] : nil,
+                total: line[arguments[arguments.count - 1]], headerSize: nil))
+        case .hmsg:
+            let arguments = Arguments(rest)
             guard arguments.count == 4 || arguments.count == 5 else {
                 throw fail("HMSG has \(arguments.count) arguments, not 4 or 5")
             }
-            return .message(try beginMessage(Array(arguments.dropLast(2)) + [arguments[arguments.count - 1]],
-                                             headerSize: arguments[arguments.count - 2]))
-        case "PING": return .operation(.ping)
-        case "PONG": return .operation(.pong)
-        case "+OK": return .operation(.ok)
-        case "-ERR":
+            return .message(try beginMessage(
+                subject: line[arguments[0]], sid: line[arguments[1]], reply: arguments.count == 5 ? line[arguments[2]] : nil,
+                total: line[arguments[arguments.count - 1]], headerSize: line[arguments[arguments.count - 2]]))
+        case .ping: return .operation(.ping)
+        case .pong: return .operation(.pong)
+        case .ok: return .operation(.ok)
+        case .error:
             var text = String(decoding: rest, as: UTF8.self).trimmingSpaces
             if text.count >= 2, text.hasPrefix("'"), text.hasSuffix("'") { text = String(text.dropFirst().dropLast()) }
             return .operation(.error(text))
-        case "INFO":
+        case .info:
             let json = Array(rest.drop { $0 == 32 || $0 == 9 })
             guard json.first == UInt8(ascii: "{") else { throw fail("INFO is not followed by a JSON object") }
             return .operation(.info(json))
-        default:
+        case .unknown:
             let shown = String(decoding: line.prefix(24), as: UTF8.self).unicodeScalars
                 .map { $0.value >= 32 && $0.value < 127 ? String($0) : "\\u{\(String($0.value, radix: 16))}" }.joined()
             throw fail("'\(shown)' is not a NATS server operation")
@@ -197,14 +200,15 @@ struct NATSProtocolParser {
 
     /// Reads `subject sid [reply] size` (the size being the total one for HMSG) and waits for the
     /// payload.
-    private func beginMessage(_ arguments: [ArraySlice<UInt8>], headerSize: ArraySlice<UInt8>?) throws(NATSProtocolError) -> PendingMessage {
-        let subject = String(decoding: arguments[0], as: UTF8.self)
-        guard let sid = Self.number(arguments[1]) else {
-            throw fail("the subscription id '\(String(decoding: arguments[1].prefix(24), as: UTF8.self))' of a message on '\(subject)' is not a number")
+    private func beginMessage(subject subjectBytes: ArraySlice<UInt8>, sid sidBytes: ArraySlice<UInt8>, reply replyBytes: ArraySlice<UInt8>?,
+                              total totalBytes: ArraySlice<UInt8>, headerSize: ArraySlice<UInt8>?) throws(NATSProtocolError) -> PendingMessage {
+        let subject = String(decoding: subjectBytes, as: UTF8.self)
+        guard let sid = Self.number(sidBytes) else {
+            throw fail("the subscription id '\(String(decoding: sidBytes.prefix(24), as: UTF8.self))' of a message on '\(subject)' is not a number")
         }
-        let reply = arguments.count == 4 ? String(decoding: arguments[2], as: UTF8.self) : nil
-        guard let total = Self.number(arguments[arguments.count - 1]) else {
-            throw fail("the size '\(String(decoding: arguments[arguments.count - 1].prefix(24), as: UTF8.self))' of a message on '\(subject)' is not a number")
+        let reply = replyBytes.map { String(decoding: $0, as: UTF8.self) }
+        guard let total = Self.number(totalBytes) else {
+            throw fail("the size '\(String(decoding: totalBytes.prefix(24), as: UTF8.self))' of a message on '\(subject)' is not a number")
         }
         var headers: Int?
         if let headerSize {
@@ -221,13 +225,76 @@ struct NATSProtocolParser {
         return PendingMessage(subject: subject, sid: sid, reply: reply, headerSize: headers, totalSize: Int(total))
     }
 
-    private static func keyword(_ bytes: ArraySlice<UInt8>) -> String {
-        guard bytes.count <= 4 else { return "" }
-        return String(decoding: bytes.map { $0 >= 97 && $0 <= 122 ? $0 - 32 : $0 }, as: UTF8.self)
+    /// The operation names, matched without building strings (case-insensitively, as servers
+    /// may send either case).
+    private enum Keyword {
+        case msg, hmsg, ping, pong, ok, error, info, unknown
+
+        init(_ bytes: ArraySlice<UInt8>) {
+            switch Self.packed(bytes) {
+            case Names.msg: self = .msg
+            case Names.hmsg: self = .hmsg
+            case Names.ping: self = .ping
+            case Names.pong: self = .pong
+            case Names.ok: self = .ok
+            case Names.error: self = .error
+            case Names.info: self = .info
+            default: self = .unknown
+            }
+        }
+
+        private enum Names {
+            static let msg = packed("MSG".utf8), hmsg = packed("HMSG".utf8), ping = packed("PING".utf8)
+            static let pong = packed("PONG".utf8), ok = packed("+OK".utf8), error = packed("-ERR".utf8), info = packed("INFO".utf8)
+        }
+
+        /// Up to four bytes upper-cased, with their count, in one integer (0 for longer names).
+        static func packed(_ bytes: some Collection<UInt8>) -> UInt64 {
+            guard bytes.count <= 4 else { return 0 }
+            var value = UInt64(bytes.count) << 32
+            var shift: UInt64 = 0
+            for byte in bytes {
+                value |= UInt64(byte >= 97 && byte <= 122 ? byte - 32 : byte) << shift
+                shift += 8
+            }
+            return value
+        }
     }
 
-    private static func split(_ bytes: ArraySlice<UInt8>) -> [ArraySlice<UInt8>] {
-        bytes.split(whereSeparator: { $0 == 32 || $0 == 9 })
+    /// The white-space separated arguments of a control line, as index ranges into it: the
+    /// first five kept, all counted (a message line has at most five), without allocating.
+    private struct Arguments {
+        private var ranges = (0..<0, 0..<0, 0..<0, 0..<0, 0..<0)
+        private(set) var count = 0
+
+        init(_ bytes: ArraySlice<UInt8>) {
+            var index = bytes.startIndex
+            while index < bytes.endIndex {
+                while index < bytes.endIndex, bytes[index] == 32 || bytes[index] == 9 { index += 1 }
+                guard index < bytes.endIndex else { break }
+                let start = index
+                while index < bytes.endIndex, bytes[index] != 32, bytes[index] != 9 { index += 1 }
+                switch count {
+                case 0: ranges.0 = start..<index
+                case 1: ranges.1 = start..<index
+                case 2: ranges.2 = start..<index
+                case 3: ranges.3 = start..<index
+                case 4: ranges.4 = start..<index
+                default: break
+                }
+                count += 1
+            }
+        }
+
+        subscript(index: Int) -> Range<Int> {
+            switch index {
+            case 0: ranges.0
+            case 1: ranges.1
+            case 2: ranges.2
+            case 3: ranges.3
+            default: ranges.4
+            }
+        }
     }
 
     private static func number(_ bytes: ArraySlice<UInt8>) -> UInt64? {

@@ -18,7 +18,7 @@ extension ConfigLoader {
         let path = "cluster"
         let allowed = ["servers", "node", "export", "stream", "replicas", "leaseTTL", "dedupeWindow", "maxAge", "ackWait",
                        "postStream", "leaseBucket", "stateBucket", "startup", "connectWait", "maxPayload", "intentSecret",
-                       "mediaDirectory"]
+                       "mediaDirectory", "auth", "tls"]
         guard let fields = reader.object(value, at: path, allowed: allowed) else { return nil }
         let servers = readServers(fields["servers"], reader)
         var node = reader.string(fields, "node", at: path, required: true)
@@ -73,6 +73,8 @@ extension ConfigLoader {
         if let connectWait { settings.connectWait = connectWait }
         if let startup { settings.startup = startup }
         if let maxPayload { settings.maxPayload = maxPayload }
+        if let tls = fields["tls"] { settings.tls = readClusterTLS(tls, baseDirectory: baseDirectory, reader) }
+        if let auth = fields["auth"] { settings.authentication = readClusterAuthentication(auth, baseDirectory: baseDirectory, reader) }
         if settings.dedupeWindow > settings.maxAge {
             reader.report("\(path).dedupeWindow", "\(DurationText.format(settings.dedupeWindow)) is longer than cluster.maxAge (\(DurationText.format(settings.maxAge))); JetStream refuses that")
         }
@@ -179,9 +181,9 @@ extension ConfigLoader {
                 reader.report(here, "credentials in a server URL are not supported")
                 continue
             }
-            guard let url = URL(string: text), url.scheme?.lowercased() == "nats", let host = url.host, !host.isEmpty,
+            guard let url = URL(string: text), ["nats", "tls"].contains(url.scheme?.lowercased() ?? ""), let host = url.host, !host.isEmpty,
                   url.path.isEmpty || url.path == "/", url.query == nil, url.fragment == nil, url.user == nil, url.password == nil else {
-                reader.report(here, "\"\(text)\" is not a nats://host[:port] URL")
+                reader.report(here, "\"\(text)\" is not a nats://host[:port] or tls://host[:port] URL")
                 continue
             }
             if let port = ConfigReader.writtenPort(text), !port.isEmpty, !(1...65535).contains(url.port ?? 0) {
@@ -192,7 +194,7 @@ extension ConfigLoader {
             do {
                 address = try NATSServerAddress(parsing: url.absoluteString)
             } catch {
-                reader.report(here, "\"\(text)\" is not a nats://host[:port] URL")
+                reader.report(here, "\"\(text)\" is not a nats://host[:port] or tls://host[:port] URL")
                 continue
             }
             let endpoint = "\(address.host.lowercased()):\(address.port)"
@@ -204,5 +206,49 @@ extension ConfigLoader {
             servers.append(url)
         }
         return servers.count == items.count ? servers : nil
+    }
+}
+
+extension ConfigLoader {
+    /// `cluster.auth`: exactly one of `{"token"}`, `{"user", "password"}`, `{"nkeySeed"}` or
+    /// `{"credentials": "path/to/user.creds"}` (relative to the config file). Secrets may come
+    /// from the environment (`{"env": NAME}`); the credentials file is read and checked here.
+    func readClusterAuthentication(_ value: ConfigJSON, baseDirectory: URL, _ reader: ConfigReader) -> ClusterAuthentication? {
+        let path = "cluster.auth"
+        let kinds = [["token"], ["user", "password"], ["nkeySeed"], ["credentials"]]
+        guard let fields = reader.object(value, at: path, allowed: kinds.flatMap { $0 }) else { return nil }
+        let given = kinds.filter { kind in kind.contains { fields[$0] != nil } }
+        guard given.count == 1, let kind = given.first else {
+            reader.report(path, given.isEmpty
+                ? "expected one of {\"token\"}, {\"user\", \"password\"}, {\"nkeySeed\"} or {\"credentials\": \"path/to/user.creds\"}"
+                : "give one way to authenticate, not \(given.map { $0.joined(separator: " and ") }.joined(separator: ", "))")
+            return nil
+        }
+        switch kind[0] {
+        case "token":
+            return reader.secret(fields, "token", at: path).map(ClusterAuthentication.token)
+        case "user":
+            let user = reader.string(fields, "user", at: path, required: true)
+            let password = reader.secret(fields, "password", at: path)
+            guard let user, let password else { return nil }
+            return .userPassword(user: user, password: password)
+        case "nkeySeed":
+            guard let seed = reader.secret(fields, "nkeySeed", at: path) else { return nil }
+            do throws(NATSError) {
+                return .nkey(try NATSNKeyPair(seed: seed))
+            } catch {
+                reader.report("\(path).nkeySeed", error.message)
+                return nil
+            }
+        default:
+            guard let file = reader.string(fields, "credentials", at: path) else { return nil }
+            let url = Self.resolve(file, against: baseDirectory)
+            do throws(NATSError) {
+                return .credentials(try NATSUserCredentials(contentsOf: url.path))
+            } catch {
+                reader.report("\(path).credentials", error.message)
+                return nil
+            }
+        }
     }
 }

@@ -19,7 +19,7 @@ extension ConfigLoader {
 
     /// `{"kind": "mastodon", "url": "https://…" | "sandbox", "token": secret, "timeout": duration}`.
     func readMastodonService(_ value: ConfigJSON, at path: String, _ reader: ConfigReader) -> ServiceConfiguration? {
-        guard let fields = reader.object(value, at: path, allowed: ["kind", "url", "token", "timeout"]) else { return nil }
+        guard let fields = reader.object(value, at: path, allowed: ["kind", "url", "token", "timeout"] + Self.tlsKeys) else { return nil }
         let endpoint = reader.endpoint(fields, "url", at: path, required: true)
         let timeout = reader.duration(fields, "timeout", at: path, positive: true)
         let token = reader.secret(fields, "token", at: path)

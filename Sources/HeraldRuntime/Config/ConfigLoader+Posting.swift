@@ -28,6 +28,7 @@ extension ConfigLoader {
         "tiqav": (["loader", "images", "newImages", "imageURLs"], ["id", "ext", "width", "height", "source_url"]),
         "todo": (["loader", "bucket", "todos", "newTodos", "removedIDs"], nil),
         "mastodon": mastodonEventFields,
+        "feed": feedEventFields,
     ]
 
     /// `{"kind": "post", "rules": {...}, "retry": {...}, "outbox": "path"}`.
@@ -76,7 +77,7 @@ extension ConfigLoader {
                           _ reader: ConfigReader) -> PostRule? {
         var valid = PostTopics.isValidRuleName(name)
         if !valid { reader.report(path, "\"\(name)\" is not a valid rule name (letters, digits, - and _ only)") }
-        let allowed = ["on", "for", "when", "service", "text", "media", "bucket", "fields", "rate", "quiet"] + Self.mastodonRuleKeys
+        let allowed = ["on", "for", "when", "service", "text", "media", "bucket", "fields", "body", "rate", "quiet"] + Self.mastodonRuleKeys
         guard let fields = reader.object(value, at: path, allowed: allowed) else { return nil }
 
         var pattern: TopicPattern?
@@ -101,8 +102,8 @@ extension ConfigLoader {
         if let serviceName, let services {
             if let entry = services[serviceName] {
                 serviceKind = entry?.kind
-                if let kind = serviceKind, kind != "twitter", kind != "baas", kind != "mastodon" {
-                    reader.report("\(path).service", "\"\(serviceName)\" is a \(kind) service; posts go to a twitter, baas or mastodon service")
+                if let kind = serviceKind, !["twitter", "baas", "mastodon", "webhook"].contains(kind) {
+                    reader.report("\(path).service", "\"\(serviceName)\" is a \(kind) service; posts go to a twitter, baas, mastodon or webhook service")
                     valid = false
                 }
             } else {
@@ -114,7 +115,14 @@ extension ConfigLoader {
         if let serviceKind, serviceKind != "mastodon", !reportMastodonOnlyKeys(fields, path: path, serviceKind: serviceKind, reader) {
             valid = false
         }
+        if let serviceKind, serviceKind != "webhook", fields["body"] != nil {
+            reader.report("\(path).body", "only for a webhook service; \"service\" is a \(serviceKind) service")
+            valid = false
+        }
         switch serviceKind {
+        case "webhook":
+            target = readWebhookTarget(fields, path: path, reader).map { .webhook($0) }
+            if target == nil { valid = false }
         case "mastodon":
             target = readMastodonTarget(fields, path: path, baseDirectory: baseDirectory, reader).map { .mastodonStatus($0) }
             if target == nil { valid = false }
@@ -252,6 +260,8 @@ extension ConfigLoader {
             for key in values.keys.sorted() { uses.append(("\(path).fields.\(key)", values[key].map(paths) ?? [])) }
         case .mastodonStatus(let template):
             uses += mastodonFieldUses(of: template, path: path)
+        case .webhook(let body):
+            uses.append(("\(path).body", body.fieldPaths))
         }
         for (index, condition) in rule.conditions.enumerated() {
             uses.append((conditionsAsArray ? "\(path).when[\(index)].field" : "\(path).when.field", [condition.field]))

@@ -47,18 +47,26 @@ extension ConfigLoader {
         let common = ["kind", "service", "every", "jitter", "backoff"]
         var kindName: String?
         if case .object(let fields) = value {
-            kindName = reader.choice(fields, "kind", at: path, among: ["timeline", "tiqav", "todo", "mastodon"], required: true)
+            kindName = reader.choice(fields, "kind", at: path, among: ["timeline", "tiqav", "todo", "mastodon", "feed"], required: true)
         }
         let specific: [String] = switch kindName {
         case "timeline": ["timeline", "screenName", "count", "format", "query"]
         case "tiqav": ["query"]
         case "todo": ["bucket"]
         case "mastodon": Self.mastodonLoaderKeys
+        case "feed": Self.feedLoaderKeys
         default: ["timeline", "screenName", "count", "format", "query", "bucket"] + Self.mastodonLoaderKeys
         }
-        guard let fields = reader.object(value, at: path, allowed: common + specific) else { return nil }
-        let service = readServiceReference(fields, path: path, loaderKind: kindName, services: services, reader)
-        let sandboxed = if case .string(let name)? = fields["service"] { onSandbox.contains(name) } else { false }
+        let keys = kindName == "feed" ? common.filter { $0 != "service" } + specific : common + specific
+        guard let fields = reader.object(value, at: path, allowed: keys) else { return nil }
+        let service = kindName == "feed" ? "" : readServiceReference(fields, path: path, loaderKind: kindName, services: services, reader)
+        let sandboxed = if case .string(let name)? = fields["service"] {
+            onSandbox.contains(name)
+        } else if kindName == "feed", case .string(let url)? = fields["url"] {
+            url.hasPrefix("sandbox:")
+        } else {
+            false
+        }
         let schedule = readSchedule(fields, path: path, onSandbox: sandboxed, reader)
         let kind: LoaderConfiguration.Kind?
         switch kindName {
@@ -81,6 +89,8 @@ extension ConfigLoader {
             kind = reader.string(fields, "bucket", at: path, required: true).map { .todo(bucket: $0) }
         case "mastodon":
             kind = readMastodonLoader(fields, at: path, reader).map { .mastodon($0) }
+        case "feed":
+            kind = readFeedLoader(fields, at: path, reader).map { .feed($0) }
         default:
             kind = nil
         }

@@ -17,7 +17,7 @@ extension ConfigLoader {
     /// OAuth 1.0a secrets (`consumerKey`, `consumerSecret`, `token`, `tokenSecret`) or
     /// `{"bearer": <secret>}`, an OAuth 2.0 user access token.
     func readXService(_ value: ConfigJSON, at path: String, _ reader: ConfigReader) -> ServiceConfiguration? {
-        guard let fields = reader.object(value, at: path, allowed: ["kind", "url", "api", "auth", "timeout"]) else { return nil }
+        guard let fields = reader.object(value, at: path, allowed: ["kind", "url", "api", "auth", "timeout"] + Self.tlsKeys) else { return nil }
         let endpoint = reader.endpoint(fields, "url", at: path, required: true)
         let timeout = reader.duration(fields, "timeout", at: path, positive: true)
         let authPath = "\(path).auth"

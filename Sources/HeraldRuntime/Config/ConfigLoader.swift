@@ -53,6 +53,7 @@ public struct ConfigLoader: Sendable {
         guard let top = reader.object(root, at: "", allowed: keys) else { throw ConfigError(issues: reader.issues) }
         let state = reader.string(top, "state", at: "") ?? "var/state"
         let services = readServices(top["services"], reader)
+        let serviceTLS = readServicesTLS(top["services"], baseDirectory: baseDirectory, reader)
         let loaders = readLoaders(top["loaders"], services: services, onSandbox: Self.sandboxServices(top["services"]), reader)
         // Loaders written but invalid are already reported; a rule naming one gets no second error.
         let loaderIDs: Set<String> = if case .object(let entries)? = top["loaders"] { Set(entries.keys) } else { [] }
@@ -68,7 +69,7 @@ public struct ConfigLoader: Sendable {
         }
         return HeraldConfiguration(
             directory: baseDirectory, stateDirectory: Self.resolve(state, against: baseDirectory), services: services, loaders: loaders,
-            subscribers: subscribers, sandbox: sandbox, cluster: cluster, secrets: reader.secrets, http: http,
+            subscribers: subscribers, sandbox: sandbox, cluster: cluster, secrets: reader.secrets, http: http, serviceTLS: serviceTLS,
             source: ConfigSource(data: data, loadedAt: Date(), sections: top))
     }
 
@@ -117,7 +118,7 @@ public struct ConfigLoader: Sendable {
 
     private func readService(_ name: String, _ value: ConfigJSON, _ reader: ConfigReader) -> ServiceConfiguration? {
         let path = "services.\(name)"
-        let kinds = ["twitter", "tiqav", "baas", "mastodon"]
+        let kinds = ["twitter", "tiqav", "baas", "mastodon", "webhook"]
         var kind: String?
         if case .object(let fields) = value, fields["kind"] != nil {
             kind = reader.choice(fields, "kind", at: path, among: kinds)
@@ -125,13 +126,13 @@ public struct ConfigLoader: Sendable {
         } else if kinds.contains(name) {
             kind = name
         } else if case .object = value {
-            reader.report("\(path).kind", "required (twitter, tiqav, baas or mastodon) when the service is not named after its kind")
+            reader.report("\(path).kind", "required (twitter, tiqav, baas, mastodon or webhook) when the service is not named after its kind")
             return nil
         }
         switch kind {
         case "twitter":
             if Self.twitterAPI(value, at: path, reader) == "v2" { return readXService(value, at: path, reader) }
-            guard let fields = reader.object(value, at: path, allowed: ["kind", "url", "api", "auth", "timeout"]) else { return nil }
+            guard let fields = reader.object(value, at: path, allowed: ["kind", "url", "api", "auth", "timeout"] + Self.tlsKeys) else { return nil }
             let endpoint = reader.endpoint(fields, "url", at: path, required: true)
             let timeout = reader.duration(fields, "timeout", at: path, positive: true)
             guard let auth = fields["auth"] else {
@@ -150,14 +151,16 @@ public struct ConfigLoader: Sendable {
                                                token: token, tokenSecret: tokenSecret)
             return .twitter(endpoint: endpoint, credentials: credentials, timeout: timeout)
         case "tiqav":
-            guard let fields = reader.object(value, at: path, allowed: ["kind", "url", "timeout"]) else { return nil }
+            guard let fields = reader.object(value, at: path, allowed: ["kind", "url", "timeout"] + Self.tlsKeys) else { return nil }
             let endpoint = reader.endpoint(fields, "url", at: path, required: true)
             let timeout = reader.duration(fields, "timeout", at: path, positive: true)
             return endpoint.map { .tiqav(endpoint: $0, timeout: timeout) }
         case "mastodon":
             return readMastodonService(value, at: path, reader)
+        case "webhook":
+            return readWebhookService(value, at: path, reader)
         default:
-            let allowed = ["kind", "url", "tenant", "appId", "appKey", "timeout"]
+            let allowed = ["kind", "url", "tenant", "appId", "appKey", "timeout"] + Self.tlsKeys
             guard let fields = reader.object(value, at: path, allowed: allowed) else { return nil }
             let endpoint = reader.endpoint(fields, "url", at: path, required: true)
             let tenant = reader.string(fields, "tenant", at: path, required: true)

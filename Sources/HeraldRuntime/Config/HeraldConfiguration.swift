@@ -1,4 +1,5 @@
 import Foundation
+import HeraldIO
 import HeraldCluster
 import HeraldLoaders
 import HeraldSandbox
@@ -31,9 +32,24 @@ public struct HeraldConfiguration: Sendable {
     /// The file's hash, when it was read and its sections as written (nil for a configuration
     /// made in code).
     public var source: ConfigSource? = nil
+    /// How the `https` services with a `caFile` or `"insecure": true` are verified, by service
+    /// name; a service not here is verified against the system's CA store.
+    public var serviceTLS: [String: TLSConfiguration] = [:]
 
-    /// Whether some service points at the embedded sandbox.
-    public var usesSandbox: Bool { services.values.contains { $0.endpoint == .sandbox } }
+    /// What `herald check` (and `herald run`) warn about: each service whose certificate and
+    /// host-name verification is off, with the JSON path that turns it off.
+    public var warnings: [String] {
+        serviceTLS.keys.sorted().filter { serviceTLS[$0]?.insecure == true }.map {
+            "services.\($0).insecure: certificate and host-name verification are off for this service; "
+                + "anyone on the network path can read and change its traffic, credentials included"
+        }
+    }
+
+    /// Whether some service, or some feed loader, points at the embedded sandbox.
+    public var usesSandbox: Bool {
+        services.values.contains { $0.endpoint == .sandbox }
+            || loaders.values.contains { if case .feed(let feed) = $0.kind, case .sandbox = feed.location { true } else { false } }
+    }
 }
 
 /// Where a service lives.
@@ -65,14 +81,18 @@ public enum ServiceConfiguration: Sendable {
     case baas(endpoint: Endpoint, tenant: String, applicationID: String, applicationKey: String, timeout: Duration?)
     /// A Mastodon server (or one speaking its API), with a bearer token.
     case mastodon(endpoint: Endpoint, token: String, timeout: Duration?)
+    /// A webhook endpoint (the sandbox's is `/_sandbox/webhooks`): deliveries signed with the
+    /// Standard Webhooks secret when there is one, with extra header fields.
+    case webhook(endpoint: Endpoint, secret: WebhookSecret?, headers: [String: String], timeout: Duration?)
 
-    /// The service's kind as written in the config: `twitter`, `tiqav`, `baas`, `mastodon`.
+    /// The service's kind as written in the config: `twitter`, `tiqav`, `baas`, `mastodon`, `webhook`.
     public var kind: String {
         switch self {
         case .twitter, .x: "twitter"
         case .tiqav: "tiqav"
         case .baas: "baas"
         case .mastodon: "mastodon"
+        case .webhook: "webhook"
         }
     }
 
@@ -80,7 +100,7 @@ public enum ServiceConfiguration: Sendable {
     public var endpoint: Endpoint {
         switch self {
         case .twitter(let endpoint, _, _), .x(let endpoint, _, _), .tiqav(let endpoint, _), .baas(let endpoint, _, _, _, _),
-             .mastodon(let endpoint, _, _): endpoint
+             .mastodon(let endpoint, _, _), .webhook(let endpoint, _, _, _): endpoint
         }
     }
 }
@@ -99,21 +119,24 @@ public struct LoaderConfiguration: Sendable {
         case todo(bucket: String)
         /// A Mastodon timeline.
         case mastodon(MastodonLoader.Request)
+        /// An RSS or Atom feed.
+        case feed(FeedSettings)
 
-        /// `timeline`, `tiqav`, `todo` or `mastodon`.
+        /// `timeline`, `tiqav`, `todo`, `mastodon` or `feed`.
         public var name: String {
             switch self {
             case .timeline, .xTimeline: "timeline"
             case .tiqav: "tiqav"
             case .todo: "todo"
             case .mastodon: "mastodon"
+            case .feed: "feed"
             }
         }
     }
 
     /// The id (the key in `loaders`), used in topics.
     public var id: String
-    /// The service it calls (a key of `services`).
+    /// The service it calls (a key of `services`); empty for a feed loader, which names its URL itself.
     public var service: String
     /// What it reads.
     public var kind: Kind

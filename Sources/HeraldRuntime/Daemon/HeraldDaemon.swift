@@ -7,6 +7,7 @@ import HeraldSandbox
 import HeraldServices
 import HeraldStatus
 import HeraldSubscribers
+import HeraldIO
 import HeraldSync
 
 /// The running program: a `ServiceGroup` of the embedded sandbox (when a service points at
@@ -274,6 +275,7 @@ public struct HeraldDaemon: Sendable {
             case .baas?: services[service] = BaaSPostService(client: try directory.baas(service))
             case .mastodon?: services[service] = MastodonPostService(client: try directory.mastodon(service, clock: postClock, now: now),
                                                                       baseDirectory: configuration.directory, mediaAccess: media)
+            case .webhook?: services[service] = WebhookPostService(client: try directory.webhook(service, now: now))
             default: throw DaemonError("subscribers.\(name): service \(service) cannot post")
             }
         }
@@ -316,6 +318,12 @@ public struct HeraldDaemon: Sendable {
             let client = try services.mastodon(settings.service, clock: postClock, now: now)
             return try Self.setUp(id) { () throws(LoaderSetupError) in
                 try MastodonLoader(id: id, client: client, request: request, bus: bus, stateStore: store)
+            }
+        case .feed(let feed):
+            let url = try services.feedURL(feed)
+            let client = FeedClient(transport: services.transport, timeout: feed.timeout, maxBytes: feed.maxBytes, now: now)
+            return try Self.setUp(id) { () throws(LoaderSetupError) in
+                try FeedLoader(id: id, url: url, client: client, bus: bus, stateStore: store)
             }
         }
     }

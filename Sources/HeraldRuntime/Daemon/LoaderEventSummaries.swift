@@ -5,7 +5,7 @@ import HeraldSubscribers
 
 /// One-line summaries of loader events for the log subscriber: `home: 20 statuses, 3 new`.
 public enum LoaderEventSummaries {
-    /// Summarises ``TimelineLoaded``, ``MastodonStatusesLoaded``, ``TiqavLoaded``, ``TodosLoaded``, ``LoadFailed``,
+    /// Summarises ``TimelineLoaded``, ``MastodonStatusesLoaded``, ``FeedItemsLoaded``, ``TiqavLoaded``, ``TodosLoaded``, ``LoadFailed``,
     /// ``LoaderStateSetAside``, ``LoaderStateUnwritable`` and the post scheduler's ``PostSent``,
     /// ``PostFailed``, ``PostHeld``, ``PostRecorded`` and ``PostUploadProgress``; nil for
     /// anything else.
@@ -33,6 +33,18 @@ public enum LoaderEventSummaries {
             return LogRecord(level: .info, message: message,
                              fields: [.init("loader", loaded.loader), .init("todos", "\(loaded.todos.count)"),
                                       .init("new", "\(loaded.newTodos.count)"), .init("removed", "\(loaded.removedIDs.count)")])
+        case let loaded as FeedItemsLoaded:
+            var fields: [LogRecord.Field] = [.init("loader", loaded.loader), .init("items", "\(loaded.itemCount)"),
+                                             .init("new", "\(loaded.newItems.count)")]
+            var message = loaded.notModified ? "\(loaded.loader): feed not modified"
+                : "\(loaded.loader): \(count(loaded.itemCount, "item", "items")), \(loaded.newItems.count) new"
+            if loaded.duplicateItems > 0 { message += ", \(loaded.duplicateItems) repeated ids left out" }
+            if loaded.itemsWithoutID > 0 { message += ", \(loaded.itemsWithoutID) without any id left out" }
+            if let moved = loaded.movedTo {
+                message += "; the feed moved permanently to \(moved): update its url"
+                fields.append(.init("moved_to", moved))
+            }
+            return LogRecord(level: loaded.movedTo == nil ? .info : .warning, message: message, fields: fields)
         case let failed as LoadFailed:
             var message = "\(failed.loader): load failed: \(failed.error)"
             var fields: [LogRecord.Field] = [.init("loader", failed.loader), .init("error", failed.error.kind)]

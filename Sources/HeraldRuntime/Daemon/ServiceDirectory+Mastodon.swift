@@ -8,6 +8,6 @@ extension ServiceDirectory {
         guard case .mastodon(let endpoint, let token, let timeout)? = configuration.services[name] else {
             throw DaemonError("no mastodon service named \(name)")
         }
-        return MastodonClient(baseURL: try base(endpoint), token: token, transport: transport, clock: clock, now: now, timeout: timeout)
+        return MastodonClient(baseURL: try base(endpoint), token: token, transport: transport(for: name), clock: clock, now: now, timeout: timeout)
     }
 }

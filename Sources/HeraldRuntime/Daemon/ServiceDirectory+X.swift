@@ -15,7 +15,7 @@ extension ServiceDirectory {
             guard let sandbox else { throw DaemonError("the sandbox is not running") }
             baseURL = sandbox.baseURL
         }
-        return XClient(baseURL: baseURL, authorization: authorization, transport: transport, timeout: timeout)
+        return XClient(baseURL: baseURL, authorization: authorization, transport: transport(for: name), timeout: timeout)
     }
 }
 

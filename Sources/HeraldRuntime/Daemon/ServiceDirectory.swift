@@ -21,11 +21,18 @@ struct ServiceDirectory: Sendable {
         }
     }
 
+    /// The transport for the service `name`: its `caFile` / `insecure` settings on every
+    /// request that sets none of its own.
+    func transport(for name: String) -> any HTTPTransport {
+        guard let tls = configuration.serviceTLS[name] else { return transport }
+        return ServiceTLSTransport(base: transport, tls: tls)
+    }
+
     func twitter(_ name: String) throws(DaemonError) -> TwitterClient {
         guard case .twitter(let endpoint, let credentials, let timeout)? = configuration.services[name] else {
             throw DaemonError("no twitter service named \(name)")
         }
-        return TwitterClient(baseURL: try base(endpoint), credentials: credentials, transport: transport, timeout: timeout)
+        return TwitterClient(baseURL: try base(endpoint), credentials: credentials, transport: transport(for: name), timeout: timeout)
     }
 
     func tiqav(_ name: String) throws(DaemonError) -> TiqavClient {
@@ -38,7 +45,7 @@ struct ServiceDirectory: Sendable {
         if case .url(let url) = endpoint, url.host == "api.tiqav.com", let real = URL(string: "http://img.tiqav.com") {
             imageBase = real
         }
-        return TiqavClient(baseURL: baseURL, imageBaseURL: imageBase, transport: transport, timeout: timeout)
+        return TiqavClient(baseURL: baseURL, imageBaseURL: imageBase, transport: transport(for: name), timeout: timeout)
     }
 
     func baas(_ name: String) throws(DaemonError) -> BaaSClient {
@@ -47,7 +54,7 @@ struct ServiceDirectory: Sendable {
         }
         let settings = BaaSConfiguration(endpoint: try base(endpoint), tenantID: tenant, applicationID: applicationID,
                                          applicationKey: applicationKey)
-        return BaaSClient(configuration: settings, transport: transport, timeout: timeout)
+        return BaaSClient(configuration: settings, transport: transport(for: name), timeout: timeout)
     }
 }
 
@@ -59,7 +66,9 @@ extension HeraldConfiguration {
     public func sandboxConfiguration() -> SandboxConfiguration {
         var sandbox = SandboxConfiguration(port: self.sandbox.port, faults: self.sandbox.faults)
         if let interval = self.sandbox.statusInterval {
+            // The feeds grow at the timeline's pace.
             sandbox.statusInterval = interval.timeInterval
+            sandbox.feedInterval = interval.timeInterval
         }
         sandbox.todoInterval = self.sandbox.todoInterval.map(\.timeInterval)
         let todoBuckets = self.loaders.keys.sorted().compactMap { id -> String? in
@@ -84,6 +93,8 @@ extension HeraldConfiguration {
                 sandbox.baasApplicationKey = applicationKey
             case .mastodon(.sandbox, let token, _)?:
                 sandbox.mastodon.token = token
+            case .webhook(.sandbox, let secret?, _, _)?:
+                sandbox.webhookSecret = secret.key
             default:
                 break
             }

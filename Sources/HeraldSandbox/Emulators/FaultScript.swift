@@ -12,7 +12,7 @@ final class FaultScript: Sendable {
         guard script.path.hasPrefix("/") else {
             throw SandboxScriptError("path: \"\(script.path)\" must start with /")
         }
-        guard !script.path.hasPrefix("/_sandbox/") else {
+        guard !script.path.hasPrefix("/_sandbox/") || script.path == "/_sandbox/webhooks" else {
             throw SandboxScriptError("path: \"\(script.path)\" is a control path; only service paths can be scripted")
         }
         if let method = script.method, method.isEmpty || !method.allSatisfy({ $0.isLetter }) {

@@ -1,31 +1,54 @@
 import Foundation
+import HeraldIO
 
-/// Where an `http://` request goes and the bytes that carry it on an HTTP/1.1 connection.
+/// Where an `http://` or `https://` request goes and the bytes that carry it on an HTTP/1.1
+/// connection.
 struct HTTP1RequestEncoder {
+    /// Whether the URL is `https` (the connection needs TLS).
+    let isSecure: Bool
     /// The host to resolve (an IPv6 literal without brackets).
     let host: String
     /// The TCP port (80 unless the URL says otherwise).
     let port: Int
     /// The request line, head and body, ready to write.
     let bytes: [UInt8]
+    /// Whether the request lets the connection carry the next one.
+    let keepAlive: Bool
+    /// Whether sending the request twice does no more than sending it once (RFC 9110 §9.2.2):
+    /// only such a request goes on a kept-alive connection, which the server may have closed
+    /// meanwhile, so that the one retry on a fresh connection can never post twice.
+    let isIdempotent: Bool
     /// Whether the request is a `HEAD`, whose response never has a body.
     let isHeadRequest: Bool
+    /// The largest response body accepted.
+    let maxResponseBytes: Int
 
     /// Header fields the connection sets itself; a caller's value is ignored.
     static let connectionFields: Set<String> = ["host", "content-length", "transfer-encoding", "connection", "expect", "keep-alive", "te", "upgrade"]
 
-    /// Encodes `request` for one connection (`Connection: close`).
+    /// How the connection is verified, for `https`.
+    let tls: TLSConfiguration
+    /// `https://host:port` (and the TLS settings): the key under which a kept-alive connection
+    /// is reused.
+    var origin: String { "\(isSecure ? "https" : "http")://\(host):\(port)" + (isSecure ? "#\(tls.hashValue)" : "") }
+
+    /// Encodes `request`: for one connection (`Connection: close`), or, with `keepAlive`, for a
+    /// connection that may carry the next request too.
     /// - Throws: a reason naming the offending part when the URL is not `http://host…`, or the
     ///   method or a header field would break the message (a line break in a value, say).
     ///   Header values are never quoted in the reason: they may be credentials.
-    init(_ request: HTTPRequest) throws(HTTP1ResponseError) {
+    init(_ request: HTTPRequest, keepAlive: Bool = false) throws(HTTP1ResponseError) {
         guard let components = URLComponents(url: request.url, resolvingAgainstBaseURL: false),
-              components.scheme?.lowercased() == "http" else {
-            throw .init("the URL's scheme is not http")
+              let scheme = components.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
+            throw .init("the URL's scheme is not http or https")
         }
+        isSecure = scheme == "https"
+        self.keepAlive = keepAlive
+        self.isIdempotent = ["GET", "HEAD", "PUT", "DELETE", "OPTIONS", "TRACE"].contains(request.method.uppercased())
+        self.tls = request.tls ?? TLSConfiguration()
         guard var host = components.host, !host.isEmpty else { throw .init("the URL has no host") }
         if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
-        let port = components.port ?? 80
+        let port = components.port ?? (isSecure ? 443 : 80)
         guard (1...65_535).contains(port) else { throw .init("the URL's port \(port) is out of range") }
         guard !request.method.isEmpty, request.method.utf8.allSatisfy(Self.isTokenByte) else {
             throw .init("the method \"\(request.method.prefix(20))\" is not an HTTP token")
@@ -53,7 +76,7 @@ struct HTTP1RequestEncoder {
         if request.body != nil || ["POST", "PUT", "PATCH"].contains(request.method.uppercased()) {
             head += "Content-Length: \(body.count)\r\n"
         }
-        head += "Connection: close\r\n\r\n"
+        head += keepAlive ? "\r\n" : "Connection: close\r\n\r\n"
 
         var bytes = Array(head.utf8)
         bytes.append(contentsOf: body)
@@ -61,6 +84,7 @@ struct HTTP1RequestEncoder {
         self.port = port
         self.bytes = bytes
         self.isHeadRequest = request.method.uppercased() == "HEAD"
+        self.maxResponseBytes = min(request.maxResponseBytes ?? HTTP1ResponseReader.maxBodyBytes, HTTP1ResponseReader.maxBodyBytes)
     }
 
     /// RFC 9110 `tchar`.

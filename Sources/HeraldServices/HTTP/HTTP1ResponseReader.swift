@@ -26,6 +26,8 @@ struct HTTP1ResponseReader {
 
     /// Whether the request was `HEAD`, whose response has headers but never a body.
     let isHeadRequest: Bool
+    /// The largest body accepted (at most ``maxBodyBytes``).
+    let bodyLimit: Int
     private var stage = Stage.head
     private var buffer: [UInt8] = []
     private var position = 0
@@ -33,9 +35,19 @@ struct HTTP1ResponseReader {
     private var headers = HTTPHeaders()
     private var body = Data()
 
-    init(isHeadRequest: Bool = false) {
+    init(isHeadRequest: Bool = false, bodyLimit: Int = HTTP1ResponseReader.maxBodyBytes) {
         self.isHeadRequest = isHeadRequest
+        self.bodyLimit = min(max(0, bodyLimit), Self.maxBodyBytes)
     }
+
+    /// Whether the connection may carry another request once this response is complete: the
+    /// server did not say `Connection: close` (HTTP/1.1) or said `keep-alive` (HTTP/1.0), the
+    /// body was not framed by the close, and no byte came after the response.
+    var isReusable: Bool {
+        guard case .complete = stage, persistent else { return false }
+        return position == buffer.count
+    }
+    private var persistent = false
 
     /// Whether no byte of a response has arrived yet.
     var isEmpty: Bool { buffer.isEmpty && status == 0 }
@@ -80,7 +92,7 @@ struct HTTP1ResponseReader {
                 position = end + 2
                 let digits = line.split(separator: ";", maxSplits: 1).first.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
                 guard let size = Int(digits, radix: 16), size >= 0 else { throw .init("the chunk size \"\(line.prefix(40))\" is not hexadecimal") }
-                guard size <= Self.maxBodyBytes - body.count else { throw .init("the response body is larger than 64 MiB") }
+                guard size <= bodyLimit - body.count else { throw .tooLarge(bodyLimit) }
                 stage = size == 0 ? .trailers : .chunkData(remaining: size)
             case .chunkData(let remaining):
                 let available = min(remaining, buffer.count - position)
@@ -106,7 +118,7 @@ struct HTTP1ResponseReader {
                 if isLast { stage = .complete }
             case .untilClose:
                 let available = buffer.count - position
-                guard body.count + available <= Self.maxBodyBytes else { throw .init("the response body is larger than 64 MiB") }
+                guard body.count + available <= bodyLimit else { throw .tooLarge(bodyLimit) }
                 body.append(contentsOf: buffer[position...])
                 position = buffer.count
                 return nil
@@ -150,6 +162,8 @@ struct HTTP1ResponseReader {
         if (100..<200).contains(code) && code != 101 { return }
         status = code
         headers = fields
+        let connection = fields["Connection"]?.lowercased() ?? ""
+        persistent = parts[0] == "HTTP/1.1" ? !connection.contains("close") : connection.contains("keep-alive")
         if isHeadRequest || code == 204 || code == 304 || code == 101 {
             stage = .complete
         } else if let coding = fields["Transfer-Encoding"], coding.lowercased().contains("chunked") {
@@ -158,11 +172,12 @@ struct HTTP1ResponseReader {
             guard let length = Int(lengthText.trimmingCharacters(in: .whitespaces)), length >= 0 else {
                 throw .init("the Content-Length \"\(lengthText.prefix(40))\" is not a number")
             }
-            guard length <= Self.maxBodyBytes else { throw .init("the response body is larger than 64 MiB") }
+            guard length <= bodyLimit else { throw .tooLarge(bodyLimit) }
             body.reserveCapacity(length)
             stage = length == 0 ? .complete : .fixed(remaining: length)
         } else {
             stage = .untilClose
+            persistent = false
         }
     }
 

@@ -7,8 +7,8 @@
 /// - honour ``HTTPRequest/timeout`` as a deadline for the whole exchange;
 /// - stop promptly and throw `.cancelled` when the calling task is cancelled.
 ///
-/// ``SchemeRoutingTransport`` is the one to use: ``SocketHTTPTransport`` for `http`, which
-/// waits without spending CPU, and ``URLSessionTransport`` for `https`.
+/// ``SchemeRoutingTransport`` is the one to use: ``SocketHTTPTransport`` for `http` and
+/// `https` (TLS over the socket), which waits without spending CPU, with redirects followed.
 public protocol HTTPTransport: Sendable {
     /// Sends `request` and waits for the complete response.
     func send(_ request: HTTPRequest) async throws -> HTTPResponse

@@ -1,13 +1,14 @@
 import Foundation
 
-/// The ``HTTPTransport`` the daemon uses: `http://` through ``SocketHTTPTransport``, which
-/// waits without spending CPU, and `https://` through ``URLSessionTransport``, which brings
-/// TLS.
+/// The ``HTTPTransport`` the daemon uses: `http://` and `https://` both through
+/// ``SocketHTTPTransport`` by default (TLS over the socket, with the system's OpenSSL), so
+/// waiting costs no CPU whatever the scheme.
 ///
-/// Redirects answered to a plain-http request (301, 302, 303, 307, 308 with a `Location`) are
-/// followed, up to five, as `URLSession` would: 303, and 301 or 302 after a `POST`, become a
-/// `GET` without body; credentials are not carried to another host. `https` redirects are
-/// left to `URLSession`. Each hop has the request's whole timeout.
+/// Redirects (301, 302, 303, 307, 308 with a `Location`) are followed for both schemes, up to
+/// five, as `URLSession` would: 303, and 301 or 302 after a `POST`, become a `GET` without
+/// body; credentials are not carried to another host, nor from `https` down to `http`. Each
+/// hop has the request's whole timeout. A request with ``HTTPRequest/followsRedirects`` off
+/// gets the redirect answer itself, on either scheme.
 public struct SchemeRoutingTransport: HTTPTransport {
     /// The transport for `http` URLs.
     public let plain: any HTTPTransport
@@ -23,10 +24,10 @@ public struct SchemeRoutingTransport: HTTPTransport {
         self.secure = secure
     }
 
-    /// Routes between a ``SocketHTTPTransport`` and a ``URLSessionTransport`` with the same
-    /// default timeout.
+    /// Sends both schemes through one ``SocketHTTPTransport`` with `defaultTimeout`.
     public init(defaultTimeout: Duration = .seconds(30)) {
-        self.init(plain: SocketHTTPTransport(defaultTimeout: defaultTimeout), secure: URLSessionTransport(defaultTimeout: defaultTimeout))
+        let socket = SocketHTTPTransport(defaultTimeout: defaultTimeout)
+        self.init(plain: socket, secure: socket)
     }
 
     /// Sends `request` through the transport for its scheme; throws what that transport
@@ -35,22 +36,23 @@ public struct SchemeRoutingTransport: HTTPTransport {
         var request = request
         var redirects = 0
         while true {
+            let response: HTTPResponse
             switch request.url.scheme?.lowercased() {
             case "https":
-                return try await secure.send(request)
+                response = try await secure.send(request)
             case "http":
-                let response = try await plain.send(request)
-                guard Self.redirectStatuses.contains(response.status), redirects < Self.maxRedirects,
-                      let location = response.headers["Location"],
-                      let next = URL(string: location, relativeTo: request.url)?.absoluteURL,
-                      ["http", "https"].contains(next.scheme?.lowercased() ?? "") else {
-                    return response
-                }
-                request = Self.redirected(request, to: next, status: response.status)
-                redirects += 1
+                response = try await plain.send(request)
             default:
                 throw ServiceError.transport("the URL scheme \(request.url.scheme ?? "(none)") is neither http nor https")
             }
+            guard request.followsRedirects, Self.redirectStatuses.contains(response.status), redirects < Self.maxRedirects,
+                  let location = response.headers["Location"],
+                  let next = URL(string: location, relativeTo: request.url)?.absoluteURL,
+                  ["http", "https"].contains(next.scheme?.lowercased() ?? "") else {
+                return response
+            }
+            request = Self.redirected(request, to: next, status: response.status)
+            redirects += 1
         }
     }
 
@@ -64,7 +66,8 @@ public struct SchemeRoutingTransport: HTTPTransport {
             next.body = nil
             next.headers["Content-Type"] = nil
         }
-        if url.host?.lowercased() != request.url.host?.lowercased() || url.port != request.url.port {
+        let downgraded = request.url.scheme?.lowercased() == "https" && url.scheme?.lowercased() != "https"
+        if url.host?.lowercased() != request.url.host?.lowercased() || url.port != request.url.port || downgraded {
             for name in HTTPHeaders.sensitiveNames { next.headers[name] = nil }
         }
         return next

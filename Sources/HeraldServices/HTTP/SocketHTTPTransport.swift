@@ -1,8 +1,14 @@
 import Foundation
+import HeraldIO
 import HeraldSync
 
-/// The ``HTTPTransport`` for plain `http://` URLs: HTTP/1.1 over a socket of its own, one
-/// connection per request (`Connection: close`).
+/// The ``HTTPTransport`` for `http://` and `https://` URLs: HTTP/1.1 over a socket of its own;
+/// for `http` one connection per request (`Connection: close`), for `https` TLS over the socket
+/// (the system's OpenSSL, loaded at run time) with connections kept alive per origin.
+///
+/// `https` verifies the server's certificate against the system's CA store (or the request's
+/// ``TLSConfiguration/caFile``) and its host name, unless the request's
+/// ``TLSConfiguration/insecure`` says otherwise; TLS 1.2 is the oldest version spoken.
 ///
 /// Each request runs on a dedicated thread that sleeps in `poll(2)` until the socket or a
 /// cancellation is ready, so a service that takes its time costs no CPU while it does, and the
@@ -13,10 +19,11 @@ import HeraldSync
 ///
 /// Responses framed by `Content-Length`, chunked coding or the end of the connection are
 /// read, interim `1xx` answers skipped; redirects are returned, not followed (see
-/// ``SchemeRoutingTransport``). Only `http` URLs are accepted: `https` needs TLS, which
-/// ``URLSessionTransport`` provides.
+/// ``SchemeRoutingTransport``). A kept-alive connection the server closed meanwhile is
+/// replaced by a new one, once.
 public final class SocketHTTPTransport: HTTPTransport {
     private let defaultTimeout: Duration
+    private let connector = HTTPConnector()
 
     /// Creates a transport whose requests without their own timeout get `defaultTimeout`.
     public init(defaultTimeout: Duration = .seconds(30)) {
@@ -29,12 +36,12 @@ public final class SocketHTTPTransport: HTTPTransport {
         let timeout = request.timeout ?? defaultTimeout
         let encoded: HTTP1RequestEncoder
         do {
-            encoded = try HTTP1RequestEncoder(request)
+            encoded = try HTTP1RequestEncoder(request, keepAlive: request.url.scheme?.lowercased() == "https")
         } catch {
             throw ServiceError.transport(error.reason)
         }
         if Task.isCancelled { throw ServiceError.cancelled }
-        let exchange = try SocketExchange(request: encoded, timeout: timeout)
+        let exchange = try SocketExchange(request: encoded, timeout: timeout, connector: connector)
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<HTTPResponse, Error>) in
                 NamedThread.start("herald.http") {

@@ -6,16 +6,20 @@ import FoundationNetworking
 
 /// The ``HTTPTransport`` over `URLSession`; the only place in the module that touches it.
 ///
-/// Used for `https` (see ``SchemeRoutingTransport``). On Linux, `URLSession` (libcurl under
-/// swift-corelibs-foundation) keeps a write source armed on a connection that waits for its
-/// answer and spins on it: a slow answer costs most of a core for as long as it takes. Plain
-/// `http` therefore goes through ``SocketHTTPTransport``.
+/// No longer the daemon's: ``SchemeRoutingTransport`` sends `https` through
+/// ``SocketHTTPTransport`` too. On Linux, `URLSession` (libcurl under swift-corelibs-foundation)
+/// keeps a write source armed on a connection that waits for its answer and spins on it: a
+/// slow answer costs most of a core for as long as it takes. Kept for callers that want
+/// `URLSession`'s behaviour (and as the baseline the tests compare with).
 ///
 /// Each request gets a whole-exchange deadline (``HTTPRequest/timeout`` or the default given
 /// here) enforced by cancelling the data task, so a slow-drip body cannot stall a caller.
 /// Cancelling the calling task cancels the data task.
 public final class URLSessionTransport: HTTPTransport {
     private let session: URLSession
+    /// For requests with ``HTTPRequest/followsRedirects`` off: its delegate refuses every
+    /// redirect, so the 3xx answer itself comes back, as from the other transports.
+    private let unredirectedSession: URLSession
     private let defaultTimeout: Duration
 
     /// Creates a transport over a fresh ephemeral session (no cookies, no cache).
@@ -25,11 +29,13 @@ public final class URLSessionTransport: HTTPTransport {
         configuration.urlCache = nil
         configuration.httpCookieStorage = nil
         self.session = URLSession(configuration: configuration)
+        self.unredirectedSession = URLSession(configuration: configuration, delegate: RedirectRefusal(), delegateQueue: nil)
         self.defaultTimeout = defaultTimeout
     }
 
     deinit {
         session.finishTasksAndInvalidate()
+        unredirectedSession.finishTasksAndInvalidate()
     }
 
     /// Sends `request`; throws `.transport`, `.timeout` or `.cancelled`.
@@ -48,7 +54,7 @@ public final class URLSessionTransport: HTTPTransport {
         let exchange = DataTaskExchange()
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<HTTPResponse, Error>) in
-                let task = session.dataTask(with: urlRequest) { data, response, error in
+                let task = (request.followsRedirects ? session : unredirectedSession).dataTask(with: urlRequest) { data, response, error in
                     continuation.resume(with: exchange.result(data: data, response: response, error: error, timeout: timeout))
                 }
                 exchange.start(task, timeout: timeout)
@@ -56,5 +62,15 @@ public final class URLSessionTransport: HTTPTransport {
         } onCancel: {
             exchange.cancel(reason: .cancelled)
         }
+    }
+}
+
+/// Answers every redirect with "do not follow", so the data task completes with the 3xx.
+///
+/// `@unchecked Sendable` is safe: it has no state.
+private final class RedirectRefusal: NSObject, URLSessionTaskDelegate, @unchecked Sendable {
+    func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+                    newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void) {
+        completionHandler(nil)
     }
 }

@@ -82,7 +82,7 @@ public enum ServiceDates {
     }
 
     /// Days from civil (proleptic Gregorian), so no Calendar is involved.
-    private static func date(year: Int, month: Int, day: Int, time: (Int, Int, Int), offsetSeconds: Int) -> Date? {
+    static func date(year: Int, month: Int, day: Int, time: (Int, Int, Int), offsetSeconds: Int) -> Date? {
         guard (1...12).contains(month), (1...31).contains(day), (1...9999).contains(year) else { return nil }
         let shiftedYear = month <= 2 ? year - 1 : year
         let era = (shiftedYear >= 0 ? shiftedYear : shiftedYear - 399) / 400

@@ -87,6 +87,7 @@ extension PostRule.Target {
         case .status(_, let media): media
         case .object: nil
         case .mastodonStatus(let template): template.media
+        case .webhook: nil
         }
     }
 }

@@ -31,7 +31,7 @@ public struct MastodonPostService: PostService {
         switch intent.content {
         case .mastodonStatus(let made): content = made
         case .status(let text, let media): content = MastodonPostContent(text: text, media: media)
-        case .object: throw PostServiceError("service \"\(intent.service)\" posts statuses, not BaaS objects")
+        case .object, .webhook: throw PostServiceError("service \"\(intent.service)\" posts statuses, not BaaS objects or webhook bodies")
         }
         var mediaIDs: [String] = []
         if let media = content.media {

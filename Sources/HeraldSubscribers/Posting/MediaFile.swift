@@ -1,4 +1,5 @@
 import Foundation
+import HeraldIO
 import HeraldSync
 #if canImport(Glibc)
 import Glibc

@@ -1,3 +1,4 @@
+import HeraldIO
 import HeraldSync
 import Foundation
 import HeraldServices
@@ -18,6 +19,8 @@ public struct PostIntent: Sendable, Hashable, Codable {
         case object(bucket: String, fields: [String: JSONValue])
         /// A Mastodon status with its options and an optional media file's path.
         case mastodonStatus(MastodonPostContent)
+        /// A webhook delivery: the rendered JSON body, sent byte for byte on every attempt.
+        case webhook(body: String)
     }
 
     /// The idempotency key: the rule and the triggering event's item (or the event itself).

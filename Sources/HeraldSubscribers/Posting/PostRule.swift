@@ -22,6 +22,8 @@ public struct PostRule: Sendable {
         case object(bucket: String, fields: [String: FieldTemplate])
         /// A status on a Mastodon server, with options and optional media.
         case mastodonStatus(MastodonPostTemplate)
+        /// A JSON body delivered to a webhook.
+        case webhook(WebhookBodyTemplate)
     }
 
     /// The rule's name: a topic token, used in `post.<name>.sent` / `.failed` and in keys.
@@ -64,6 +66,8 @@ public struct PostRule: Sendable {
             return fields.keys.sorted().flatMap { fields[$0]?.templates ?? [] }
         case .mastodonStatus(let template):
             return template.templates
+        case .webhook(let body):
+            return body.fieldPaths.compactMap { try? PostTemplate("{{\($0)}}") }
         }
     }
 }

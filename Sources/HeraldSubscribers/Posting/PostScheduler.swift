@@ -2,6 +2,7 @@ import Foundation
 import Herald
 import HeraldServices
 import Synchronization
+import HeraldIO
 import HeraldSync
 
 /// Turns events into posts, each exactly once, across crashes.
@@ -301,6 +302,8 @@ public final class PostScheduler: Sendable {
             return .object(bucket: bucket, fields: rendered)
         case .mastodonStatus(let template):
             return .mastodonStatus(try template.render(context))
+        case .webhook(let body):
+            return .webhook(body: body.render(context))
         }
     }
 

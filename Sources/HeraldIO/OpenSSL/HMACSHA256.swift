@@ -8,7 +8,8 @@ import Musl
 
 /// HMAC-SHA256 (RFC 2104, FIPS 180-4) from the system's own library, never written here: on
 /// Apple platforms CommonCrypto, elsewhere OpenSSL's `libcrypto` (the one the toolchain's
-/// Foundation links), loaded at run time so the package keeps no link-time dependency.
+/// Foundation links), loaded at run time by ``OpenSSLLibrary`` so the package keeps no
+/// link-time dependency.
 ///
 /// `Sendable`: it holds only C function pointers, which are immutable after loading.
 public struct HMACSHA256: Sendable {
@@ -22,25 +23,10 @@ public struct HMACSHA256: Sendable {
     private let digest: DigestFunction
     private let hmac: HMACFunction
 
-    /// The libraries tried, in order (the versioned name first: the unversioned link exists only
-    /// with the -dev package).
-    static let libraryNames = ["libcrypto.so.3", "libcrypto.so"]
-
-    private static let loaded: Result<(DigestFunction, HMACFunction), SystemCryptoError> = {
-        var errors: [String] = []
-        for name in libraryNames {
-            guard let handle = dlopen(name, RTLD_NOW | RTLD_LOCAL) else {
-                errors.append(dlerror().map { String(cString: $0) } ?? name)
-                continue
-            }
-            guard let digest = dlsym(handle, "EVP_sha256"), let hmac = dlsym(handle, "HMAC") else {
-                errors.append("\(name) has no EVP_sha256 or HMAC")
-                continue
-            }
-            return .success((unsafeBitCast(digest, to: DigestFunction.self), unsafeBitCast(hmac, to: HMACFunction.self)))
-        }
-        return .failure(SystemCryptoError("HMAC-SHA256 needs OpenSSL's libcrypto, which could not be loaded: \(errors.joined(separator: "; "))"))
-    }()
+    private static let loaded: Result<(DigestFunction, HMACFunction), SystemCryptoError> = Result { () throws(SystemCryptoError) in
+        (try OpenSSLLibrary.function("EVP_sha256", in: .crypto, as: DigestFunction.self),
+         try OpenSSLLibrary.function("HMAC", in: .crypto, as: HMACFunction.self))
+    }
     #endif
 
     /// Loads the system's implementation and checks it against RFC 4231's second test case;

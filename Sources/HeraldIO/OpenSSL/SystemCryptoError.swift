@@ -3,7 +3,8 @@ public struct SystemCryptoError: Error, Sendable, Hashable, CustomStringConverti
     /// What went wrong, naming the library and the symbol.
     public var description: String
 
-    init(_ description: String) {
+    /// An error saying `description`.
+    public init(_ description: String) {
         self.description = description
     }
 }

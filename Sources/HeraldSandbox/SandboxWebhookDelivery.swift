@@ -1,0 +1,24 @@
+import Foundation
+
+/// One delivery the sandbox's webhook receiver (`/_sandbox/webhooks`) got: its Standard
+/// Webhooks headers and its body exactly as sent, and what the receiver made of it.
+public struct SandboxWebhookDelivery: Sendable, Hashable {
+    /// `webhook-id`, if sent.
+    public var id: String?
+    /// `webhook-timestamp`, if sent.
+    public var timestamp: String?
+    /// `webhook-signature`, if sent.
+    public var signature: String?
+    /// `Content-Type`, if sent.
+    public var contentType: String?
+    /// The body, byte for byte.
+    public var body: Data
+    /// Whether it was answered 200.
+    public var accepted: Bool
+    /// Whether a signature was checked and matched (false when the sandbox has no secret).
+    public var verified: Bool
+    /// Whether its `webhook-id` had been accepted before.
+    public var duplicate: Bool
+    /// Why it was refused, when it was.
+    public var reason: String?
+}

@@ -1,0 +1,144 @@
+import Foundation
+import HeraldSync
+import HeraldTestSupport
+import Testing
+
+/// The operations and faults of a run, with their times, written out as JSON Lines when the
+/// checker finds a violation: a line with the seed, one per operation, the history the checker
+/// read, and its findings (the daemons' logs go to a file beside it).
+final class NemesisJournal: Sendable {
+    struct Entry: Codable, Sendable {
+        var time: Date
+        var op: String
+        var target: String
+    }
+
+    let seed: UInt64?
+    private let entries = SyncLock<[Entry]>([])
+
+    init(seed: UInt64?) { self.seed = seed }
+
+    func record(_ op: String, _ target: String) {
+        entries.withLock { $0.append(Entry(time: Date(), op: op, target: target)) }
+    }
+
+    var operations: [Entry] { entries.withLock { $0 } }
+
+    /// Writes `nemesis-<name>[-<seed>].jsonl` (and `.log`) in the test output directory; its URL.
+    func write(name: String, history: NemesisHistory, problems: [String], logs: [(node: String, log: String)]) throws -> URL {
+        let directory = NemesisRig.outputDirectory
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let base = "nemesis-\(name)" + (seed.map { "-\($0)" } ?? "")
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .iso8601
+        encoder.outputFormatting = [.sortedKeys]
+        var lines: [Data] = []
+        lines.append(try encoder.encode(["seed": seed.map(String.init) ?? "none", "scenario": name]))
+        for entry in operations { lines.append(try encoder.encode(entry)) }
+        lines.append(try encoder.encode(["history": history]))
+        lines.append(try encoder.encode(["problems": problems]))
+        let file = directory.appendingPathComponent(base + ".jsonl")
+        try Data(lines.map { $0 + Data("\n".utf8) }.joined()).write(to: file)
+        let text = logs.map { "== \($0.node)\n\($0.log)" }.joined(separator: "\n")
+        try Data(text.utf8).write(to: directory.appendingPathComponent(base + ".log"))
+        return file
+    }
+}
+
+/// Faults drawn from a seed, one at a time: each held for between half and twice the lease's
+/// TTL, then undone, with a quiet gap (half to one and a half TTL) after it. The seed fixes the
+/// kinds, targets and durations; half the daemon faults go to whichever node holds the todo
+/// loader then, so a replay hits the same role, not always the same name.
+struct NemesisSchedule {
+    enum Fault: String, CaseIterable, Codable, Sendable {
+        case pauseDaemon, killDaemon, blackholeDaemon, dropToServer, dropToClient, delayDaemon, resetDaemon
+        case freezeServer, killServer, split
+    }
+
+    var generator: SeededGenerator
+    let rig: NemesisRig
+    let journal: NemesisJournal
+
+    /// Isolates server `index` with the daemon that lists it first (its routes and that
+    /// daemon's links to the other servers, and the other daemons' links to it), or heals it.
+    static func split(_ rig: NemesisRig, isolating index: Int, _ mode: FaultProxy.Mode) {
+        let server = "n\(index + 1)"
+        for (name, proxy) in rig.routes where name.hasPrefix(server + "→") || name.hasSuffix("→" + server) { proxy.mode = mode }
+        let alone = NemesisRig.nodes[index]
+        for node in NemesisRig.nodes {
+            for (position, proxy) in (rig.links[node] ?? []).enumerated() where (node == alone) != (position == index) {
+                proxy.mode = mode
+            }
+        }
+    }
+
+    /// Runs faults until `seconds` passed; how many of each kind.
+    mutating func run(for seconds: Int) async throws -> [Fault: Int] {
+        let end = ContinuousClock.now + .seconds(seconds)
+        let ttl = rig.leaseTTL
+        var counts: [Fault: Int] = [:]
+        let kinds = Fault.allCases.filter { rig.servers.count == 3 || $0 != .split }
+        while ContinuousClock.now < end {
+            let fault = kinds[Int(generator.next() % UInt64(kinds.count))]
+            // Half the daemon faults hit the todo loader's holder (the node that announced its
+            // last load), as Jepsen aims at the primary; which node that is depends on timing.
+            let drawn = Int(generator.next() % 6)
+            let holder = rig.watcher.events.last { $0.subject == "herald.loader.todos.finished" }?.node
+            let node = drawn < 3 ? NemesisRig.nodes[drawn] : holder ?? NemesisRig.nodes[drawn - 3]
+            let server = Int(generator.next() % UInt64(rig.servers.count))
+            let hold = ttl / 2 + ttl * (1.5 * Double(generator.next() % 1000) / 1000)
+            let gap = ttl / 2 + ttl * (Double(generator.next() % 1000) / 1000)
+            let delay = Duration.milliseconds(20 + Int(generator.next() % 280))
+            counts[fault, default: 0] += 1
+            switch fault {
+            case .pauseDaemon:
+                rig.pause(node)
+                journal.record("pause", node)
+                try await ContinuousClock().sleep(for: hold)
+                rig.resume(node)
+                journal.record("resume", node)
+            case .killDaemon:
+                await rig.kill9(node)
+                journal.record("kill -9", node)
+                try await ContinuousClock().sleep(for: hold)
+                try rig.start(node)
+                journal.record("start", node)
+            case .blackholeDaemon, .dropToServer, .dropToClient, .delayDaemon:
+                let mode: FaultProxy.Mode = switch fault {
+                case .blackholeDaemon: .blackhole
+                case .dropToServer: .dropToServer
+                case .dropToClient: .dropToClient
+                default: .delay(delay)
+                }
+                rig.cut(node, mode)
+                journal.record(mode.description, node)
+                try await ContinuousClock().sleep(for: hold)
+                rig.cut(node, .pass)
+                journal.record("pass", node)
+            case .resetDaemon:
+                for proxy in rig.links[node] ?? [] { proxy.resetAll() }
+                journal.record("reset", node)
+            case .freezeServer:
+                rig.servers[server].freeze()
+                journal.record("SIGSTOP", "n\(server + 1)")
+                try await ContinuousClock().sleep(for: hold)
+                rig.servers[server].thaw()
+                journal.record("SIGCONT", "n\(server + 1)")
+            case .killServer:
+                await rig.servers[server].halt(crash: true)
+                journal.record("kill -9", "n\(server + 1)")
+                try await ContinuousClock().sleep(for: hold)
+                try await rig.servers[server].restart()
+                journal.record("start", "n\(server + 1)")
+            case .split:
+                Self.split(rig, isolating: server, .blackhole)
+                journal.record("split", "n\(server + 1) with \(NemesisRig.nodes[server])")
+                try await ContinuousClock().sleep(for: hold)
+                Self.split(rig, isolating: server, .pass)
+                journal.record("heal", "n\(server + 1)")
+            }
+            try await ContinuousClock().sleep(for: gap)
+        }
+        return counts
+    }
+}
