@@ -271,6 +271,24 @@ struct BusState {
         record.mailbox?.close()
     }
 
+    /// Stops routing events to `id`, lets its mailbox's consumer deliver what waits there, then
+    /// ends it as ``cancel(id:)`` does.
+    func retire(id: UInt64) async {
+        let record = state.withLock { s -> SubscriberRecord? in
+            let record = s.unregister(id: id)
+            if !s.retiredRoutes.isEmpty { retiredRoutesPending.store(true, ordering: .sequentiallyConsistent) }
+            return record
+        }
+        releaseRetiredRoutes()
+        guard let record else { return }
+        if let mailbox = record.mailbox {
+            mailbox.finish()
+            await mailbox.waitUntilDrained()
+        }
+        record.active.store(false, ordering: .relaxed)
+        record.mailbox?.close()
+    }
+
     /// Counts a handler failure and publishes `bus.subscriber.failed`, unless the failing event
     /// was itself a failure report.
     @usableFromInline func reportFailure(_ record: SubscriberRecord, slot: Unmanaged<TopicSlot>, sequence: UInt64, error: any Error) {

@@ -34,6 +34,15 @@ public final class Subscription: Sendable, Hashable, CustomStringConvertible {
         core.cancel(id: record.id)
     }
 
+    /// Ends the subscription after its queued handler or stream has received every event
+    /// waiting in its mailbox: events published from now on are not routed to it. Returns once
+    /// they are delivered. For an inline subscription it is ``cancel()``.
+    ///
+    /// What a subscriber that is replaced uses, so that what it accepted is not lost.
+    public func drain() async {
+        await core.retire(id: record.id)
+    }
+
     public var description: String { "Subscription(\(record.id), \(record.name))" }
 
     public static func == (lhs: Subscription, rhs: Subscription) -> Bool { lhs === rhs }

@@ -120,7 +120,12 @@ struct GroupRun {
             case .failure(let error):
                 // Cancelled services may say so; that is how they end once escalated.
                 if escalated && error is CancellationError { break }
-                fail(.serviceFailed(name, error))
+                // A set's failure names the member of it that failed (`loaders.home`).
+                if group.members[index].service is ServiceSet, let inner = error as? ServiceGroupError {
+                    fail(inner)
+                } else {
+                    fail(.serviceFailed(name, error))
+                }
             case .success:
                 if !contexts[index].isShuttingDown && !escalated { fail(.serviceEndedUnexpectedly(name)) }
             }

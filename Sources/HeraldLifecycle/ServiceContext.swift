@@ -29,6 +29,9 @@ final class ServiceContext: Sendable {
 
     var isShuttingDown: Bool { state.withLock { $0.shuttingDown } }
 
+    /// Whether the service announced that it started.
+    var hasStarted: Bool { state.withLock { $0.started } }
+
     /// Adds a handler, or runs it at once (returning nil) when the shutdown was already asked for.
     func register(_ handler: @escaping @Sendable () -> Void) -> UInt64? {
         let id = state.withLock { state -> UInt64? in

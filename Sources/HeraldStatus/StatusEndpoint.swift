@@ -82,6 +82,11 @@ public final class StatusEndpoint: Service {
     /// Routing steps the event stream took since start (tests compare them).
     var streamRoutingSteps: Int { hub.routingSteps }
 
+    /// Whether `host` is a loopback address (`127.0.0.0/8`, `::1`, `localhost`).
+    static func isLoopback(_ host: String) -> Bool {
+        host == "localhost" || host == "::1" || host == "[::1]" || host.hasPrefix("127.")
+    }
+
     /// Binds, subscribes the event stream to the bus, serves; stops both when asked to.
     ///
     /// - Throws: ``StatusEndpointError`` when the address cannot be bound or the bus refuses
@@ -97,7 +102,7 @@ public final class StatusEndpoint: Service {
         let started: HTTPServer
         do {
             started = try HTTPServer(name: "herald.http", host: host, port: port, limits: limits,
-                                     handler: StatusHandler(sources: sources, hub: hub, now: now))
+                                     handler: StatusHandler(sources: sources, hub: hub, now: now, reloadAllowed: Self.isLoopback(host)))
         } catch {
             throw StatusEndpointError("cannot listen on \(host):\(port): \(error)")
         }

@@ -1,5 +1,6 @@
 import Foundation
 import HeraldHTTP
+import HeraldSync
 
 /// Answers the status endpoint's paths, on the server's connection threads (reading `/proc` and
 /// the parts' snapshots there, never on the cooperative pool): `GET` (and `HEAD`) only, `405`
@@ -8,8 +9,12 @@ struct StatusHandler: HTTPRequestHandler {
     let sources: StatusSources
     let hub: EventStreamHub
     let now: @Sendable () -> Date
+    /// Whether the endpoint listens on loopback only, where `POST /-/reload` is served.
+    var reloadAllowed = true
 
     static let paths: Set<String> = ["/", "/metrics", "/status", "/healthz", "/readyz", "/events"]
+    /// The one path that changes something: asks the daemon to reload its configuration.
+    static let reloadPath = "/-/reload"
 
     func respond(to request: HTTPServerRequest) -> HTTPServerResponse {
         let path = request.path
@@ -17,6 +22,7 @@ struct StatusHandler: HTTPRequestHandler {
         guard request.method != "CONNECT" else {
             return .error(405, "CONNECT is not served; every path answers GET and HEAD only", headers: [("Allow", "GET, HEAD")])
         }
+        if path == Self.reloadPath { return reload(request) }
         guard Self.paths.contains(path) else { return .error(404, "no such path: \(path) (try /, /metrics, /status, /events, /healthz, /readyz)") }
         guard request.method == "GET" || request.method == "HEAD" else {
             return .error(405, "\(path) answers GET and HEAD only", headers: [("Allow", "GET, HEAD")])
@@ -41,7 +47,37 @@ struct StatusHandler: HTTPRequestHandler {
         return response
     }
 
+    /// `POST /-/reload`: runs the daemon's reload (this connection's thread waits for it, the
+    /// cooperative pool does not) and answers its result: 200 when applied, 422 with every
+    /// problem when the file is invalid (nothing changed), 500 when applied but a part failed to
+    /// start, 503 when the daemon cannot reload.
+    private func reload(_ request: HTTPServerRequest) -> HTTPServerResponse {
+        guard request.method == "POST" else {
+            return .error(405, "\(Self.reloadPath) answers POST only", headers: [("Allow", "POST")])
+        }
+        guard reloadAllowed else {
+            return .error(403, "\(Self.reloadPath) is served on a loopback listener only")
+        }
+        guard let reload = sources.reload else {
+            return .error(503, "this daemon does not reload now (starting, stopping, or run without a configuration file)")
+        }
+        let box = SyncLock<StatusReloadResult?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        Task {
+            let result = await reload()
+            box.withLock { $0 = result }
+            done.signal()
+        }
+        done.wait()
+        let result = box.withLock { $0 } ?? StatusReloadResult(ok: false, applied: false, errors: ["the reload ended without a result"])
+        var response = HTTPServerResponse(status: result.ok ? 200 : result.applied ? 500 : 422, headers: [("Content-Type", "application/json; charset=utf-8")],
+                                          body: result.json())
+        response.setHeader("Cache-Control", "no-store")
+        return response
+    }
+
     private func report() -> StatusReport {
         sources.report(now: now(), streams: hub.counts, process: ProcessStatistics.current())
     }
 }
+

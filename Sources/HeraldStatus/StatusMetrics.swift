@@ -17,6 +17,9 @@
 ///   `herald_status_stream_buffered_bytes`, `herald_status_stream_client_bytes_max`,
 ///   `herald_status_stream_client_bytes_peak`, `herald_status_stream_client_bytes_limit`,
 ///   `herald_ready`;
+/// - the configuration: `herald_config_last_reload_successful`,
+///   `herald_config_last_reload_success_timestamp_seconds`, `herald_config_reloads_total`,
+///   `herald_config_info{sha1}`;
 /// - the process: `process_resident_memory_bytes`, `process_cpu_seconds_total`,
 ///   `process_open_fds`, `process_max_fds`, `process_start_time_seconds`.
 enum StatusMetrics {
@@ -40,6 +43,7 @@ enum StatusMetrics {
         out.sample("herald_status_stream_client_bytes_limit", [:], Double(report.streams.clientBufferLimit))
         out.family("herald_ready", .gauge, "1 once every service of the daemon has started, else 0.")
         out.sample("herald_ready", [:], report.ready ? 1 : 0)
+        if let config = report.config { self.config(config, &out) }
         if let process = report.process { self.process(process, &out) }
         return out.text
     }
@@ -113,6 +117,19 @@ enum StatusMetrics {
         }
         out.family("herald_archive_failures_total", .counter, "Failed opens, writes, rotations and syncs of an archive.", archives) {
             (["sink": $0.name], Double($0.failures))
+        }
+    }
+
+    private static func config(_ config: StatusConfig, _ out: inout PrometheusText) {
+        out.family("herald_config_last_reload_successful", .gauge, "Whether the last configuration reload applied (1 before any reload).")
+        out.sample("herald_config_last_reload_successful", [:], config.lastReloadSuccessful ? 1 : 0)
+        out.family("herald_config_last_reload_success_timestamp_seconds", .gauge, "When the configuration was last loaded successfully, as a Unix time.")
+        out.sample("herald_config_last_reload_success_timestamp_seconds", [:], config.lastSuccess?.timeIntervalSince1970 ?? 0)
+        out.family("herald_config_reloads_total", .counter, "Configuration reloads run (SIGHUP and POST /-/reload; coalesced requests count once).")
+        out.sample("herald_config_reloads_total", [:], Double(config.reloads))
+        if let sha1 = config.sha1 {
+            out.family("herald_config_info", .gauge, "The running configuration's file hash (always 1).")
+            out.sample("herald_config_info", ["sha1": sha1], 1)
         }
     }
 

@@ -34,6 +34,7 @@ enum StatusPage {
     <body>
     <h1>herald</h1>
     <div id="summary">connecting…</div>
+    <div id="config" class="muted"></div>
 
     <h2>Loaders</h2>
     <table id="loaders"><thead><tr><th>loader</th><th>kind</th><th>state</th><th>last run</th><th>result</th><th>next run</th><th class="num">pulls</th><th class="num">new items</th></tr></thead><tbody></tbody></table>
@@ -69,6 +70,14 @@ enum StatusPage {
       summary.textContent = "";
       summary.append(el("span", s.ready ? "ready" : "starting", s.ready ? "ready" : "notready"),
         " · " + s.bus.published + " events published · " + s.streams.clients + " live clients · updated " + when(s.time));
+      const config = document.getElementById("config");
+      config.textContent = "";
+      if (s.config) {
+        const c = s.config;
+        config.append("config " + (c.path || "") + (c.sha1 ? " · sha1 " + c.sha1.slice(0, 12) : "") +
+          " · loaded " + when(c.loadedAt) + " · " + c.reloads + " reloads");
+        if (!c.lastReloadSuccessful) config.append(" · ", el("span", "last reload failed: " + c.lastErrors.join("; "), "failed"));
+      }
       const body = document.querySelector("#loaders tbody");
       body.textContent = "";
       for (const l of s.loaders) {

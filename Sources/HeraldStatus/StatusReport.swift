@@ -20,6 +20,8 @@ public struct StatusReport: Sendable, Hashable, Codable {
     public var streams: Streams
     /// The process (nil where `/proc` is missing).
     public var process: ProcessStatistics?
+    /// The configuration running and its reloads (nil from an endpoint that does not say).
+    public var config: StatusConfig? = nil
 
     /// The bus's counters, from `EventBus.stats()`.
     public struct Bus: Sendable, Hashable, Codable {

@@ -55,6 +55,8 @@ public final class StatusSources: Sendable {
     /// How many topics other than the daemon's own get counts of their own.
     public let otherTopicSeries: Int
     private let parts = SyncLock(Parts())
+    private let config = SyncLock(StatusConfig())
+    private let reloader = SyncLock<(@Sendable () async -> StatusReloadResult)?>(nil)
 
     /// Sources on `bus`, with no part registered yet and not ready; `otherTopicSeries` topics
     /// besides the daemon's own get counts of their own.
@@ -72,6 +74,37 @@ public final class StatusSources: Sendable {
     public func add(archive: FileSink) {
         parts.withLock { $0.archives[archive.name] = archive }
     }
+
+    /// Removes the loader `id` (a reload removed it).
+    public func removeLoader(_ id: String) {
+        parts.withLock { _ = $0.loaders.removeValue(forKey: id) }
+    }
+
+    /// Removes the archive `name` (a reload removed it).
+    public func removeArchive(_ name: String) {
+        parts.withLock { _ = $0.archives.removeValue(forKey: name) }
+    }
+
+    /// Removes the post scheduler `name` (a reload removed it).
+    public func removePoster(_ name: String) {
+        parts.withLock { _ = $0.posters.removeValue(forKey: name) }
+    }
+
+    /// The configuration and its reloads, as reported.
+    public var configStatus: StatusConfig { config.withLock { $0 } }
+
+    /// Changes what is reported of the configuration.
+    public func updateConfig(_ change: (inout StatusConfig) -> Void) {
+        config.withLock { change(&$0) }
+    }
+
+    /// Sets what `POST /-/reload` runs (nil: the endpoint answers 503, the daemon does not reload).
+    public func setReloader(_ reload: (@Sendable () async -> StatusReloadResult)?) {
+        reloader.withLock { $0 = reload }
+    }
+
+    /// What `POST /-/reload` runs, if anything.
+    var reload: (@Sendable () async -> StatusReloadResult)? { reloader.withLock { $0 } }
 
     /// Adds (or replaces, by name) a post scheduler.
     public func add(poster: PostScheduler) {
@@ -125,7 +158,7 @@ public final class StatusSources: Sendable {
         }
         return StatusReport(
             time: now, ready: notReadyReason == nil, bus: .init(published: stats.published, topics: topics, subscriptions: subscriptions),
-            loaders: loaders, archives: archives, posts: posts, streams: streams, process: process)
+            loaders: loaders, archives: archives, posts: posts, streams: streams, process: process, config: configStatus)
     }
 
     /// The counts of each topic with counts of its own, by name, then of ``otherTopics``

@@ -7,6 +7,12 @@ public enum StatusTable {
     public static func render(_ report: StatusReport, url: URL) -> String {
         var lines = ["herald at \(url.absoluteString): \(report.ready ? "ready" : "starting"), \(report.bus.published) events published, "
                      + "\(report.streams.clients) live \(report.streams.clients == 1 ? "client" : "clients")"]
+        if let config = report.config {
+            var line = "config \(config.path ?? "-")" + (config.sha1.map { " sha1 \($0.prefix(12))" } ?? "")
+                + " loaded \(relative(config.loadedAt, to: report.time)), \(config.reloads) \(config.reloads == 1 ? "reload" : "reloads")"
+            if !config.lastReloadSuccessful { line += "; the last failed: " + config.lastErrors.joined(separator: "; ") }
+            lines.append(line)
+        }
         var rows = [["LOADER", "KIND", "STATE", "LAST RUN", "RESULT", "NEXT RUN", "PULLS", "NEW"]]
         for loader in report.loaders {
             rows.append([

@@ -46,7 +46,7 @@ public final class FileSink: Sendable {
     let io: BlockingIOThread
     let state: SyncLock<State>
     private let mirror: StatisticsMirror
-    private let subscription = SyncLock<Subscription?>(nil)
+    let subscription = SyncLock<Subscription?>(nil)
     private let syncTask = SyncLock<Task<Void, Never>?>(nil)
 
     /// Creates a sink; nothing is opened or written until ``start(on:)`` or ``archive(_:)``.
@@ -260,7 +260,7 @@ public final class FileSink: Sendable {
         state.dirty = false
     }
 
-    private static func syncIfDirty(_ state: inout State) {
+    static func syncIfDirty(_ state: inout State) {
         guard state.dirty, let file = state.file else { return }
         do {
             try file.sync()

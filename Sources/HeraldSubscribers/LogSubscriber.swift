@@ -58,6 +58,18 @@ public final class LogSubscriber: Sendable {
         subscription.withLock { $0?.cancel(); $0 = nil }
     }
 
+    /// Ends the subscription after writing what waits in its mailbox (a reload replacing it).
+    public func drain() async {
+        let token = subscription.withLock { $0 }
+        await token?.drain()
+        stop()
+    }
+
+    /// Reopens its writer's file (see ``LogWriter/reopen()``).
+    public func reopen() async {
+        await writer.reopen()
+    }
+
     /// Writes the line for one envelope, if it passes the filters.
     public func log(_ envelope: Envelope<any Event>) async {
         if let line = line(for: envelope) { await writer.write([line]) }

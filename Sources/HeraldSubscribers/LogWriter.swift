@@ -17,11 +17,18 @@ import Darwin
 public protocol LogWriter: Sendable {
     /// Writes `lines` in order; none has a trailing newline.
     func write(_ lines: [String]) async
+
+    /// Opens its file again after the lines being written (logrotate moved it away); writers
+    /// of no file do nothing. Lines written later go to the new file.
+    func reopen() async
 }
 
 extension LogWriter {
     /// Writes one line (no trailing newline).
     public func write(_ line: String) async { await write([line]) }
+
+    /// Does nothing: the writer has no file to reopen.
+    public func reopen() async {}
 }
 
 /// Writes lines to a file handle: standard error, standard output, or a file opened for append.
@@ -30,15 +37,22 @@ extension LogWriter {
 /// nobody reads delays the log's own mailbox (whose `wait` policy then holds back publishers
 /// that wait), never the other tasks of the process.
 public final class FileHandleLogWriter: LogWriter {
-    private let handle: FileHandle
+    private let handle: SyncLock<FileHandle>
+    /// The file it appends to, reopened by ``reopen()``; nil for a handle given as such.
+    private let path: String?
     /// The thread every write runs on.
     let io: BlockingIOThread
     /// Writes bytes to the handle (a seam: tests park or fail it).
     let writeBytes: SyncLock<@Sendable (FileHandle, Data) -> Void>
 
     /// Writes to `handle`.
-    public init(handle: FileHandle) {
-        self.handle = handle
+    public convenience init(handle: FileHandle) {
+        self.init(handle: handle, path: nil)
+    }
+
+    private init(handle: FileHandle, path: String?) {
+        self.handle = SyncLock(handle)
+        self.path = path
         self.io = BlockingIOThread(name: "herald.log-io")
         self.writeBytes = SyncLock({ handle, bytes in try? handle.write(contentsOf: bytes) })
     }
@@ -57,6 +71,10 @@ public final class FileHandleLogWriter: LogWriter {
     ///
     /// - Throws: when the file cannot be created or opened.
     public static func appending(toFile path: String) throws -> FileHandleLogWriter {
+        FileHandleLogWriter(handle: try openAppending(path), path: path)
+    }
+
+    private static func openAppending(_ path: String) throws -> FileHandle {
         let url = URL(fileURLWithPath: path)
         try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
         let descriptor = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o600)
@@ -64,7 +82,16 @@ public final class FileHandleLogWriter: LogWriter {
             throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path,
                                                           NSLocalizedDescriptionKey: "\(path): \(String(cString: strerror(errno)))"])
         }
-        return FileHandleLogWriter(handle: FileHandle(fileDescriptor: descriptor, closeOnDealloc: true))
+        return FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+    }
+
+    /// Opens the file again (creating it) on the writer's thread, after the lines being written;
+    /// when it cannot be opened, the old descriptor stays in use.
+    public func reopen() async {
+        guard let path else { return }
+        await io.run { [self] in
+            if let reopened = try? Self.openAppending(path) { handle.withLock { $0 = reopened } }
+        }
     }
 
     /// Writes the lines, each followed by a newline, in one `write(2)` on the writer's thread;
@@ -75,7 +102,7 @@ public final class FileHandleLogWriter: LogWriter {
         text += "\n"
         let bytes = Data(text.utf8)
         let write = writeBytes.withLock { $0 }
-        await io.run { [handle] in write(handle, bytes) }
+        await io.run { [self] in write(handle.withLock { $0 }, bytes) }
     }
 }
 

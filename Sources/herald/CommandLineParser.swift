@@ -4,7 +4,9 @@ import HeraldRuntime
 /// A parsed command line.
 enum Command: Equatable {
     case run(config: String, duration: Duration?)
-    case check(config: String)
+    case check(config: String, print: Bool = false, rule: String? = nil, event: String? = nil)
+    case reload(url: String?, config: String)
+    case replay(ReplayOptions)
     case sandbox(port: Int?, config: String?)
     case tail(path: String, topics: [String], follow: Bool, json: Bool)
     case post(text: String, media: String?, config: String, service: String?)
@@ -20,7 +22,8 @@ struct UsageError: Error, Equatable {
 
 /// Hand-written parsing: `herald [run|check|sandbox|help] [options]`.
 enum CommandLineParser {
-    static let commands = ["run", "check", "sandbox", "tail", "post", "status", "help"]
+    static let commands = ["run", "check", "sandbox", "tail", "post", "status", "reload", "replay", "help"]
+    static let commandList = "run, check, sandbox, tail, post, status, reload, replay"
 
     static func parse(_ arguments: [String]) throws(UsageError) -> Command {
         var rest = arguments[...]
@@ -29,7 +32,7 @@ enum CommandLineParser {
         var name = "run"
         if let first = rest.first, !first.hasPrefix("-") {
             guard commands.contains(first) else {
-                throw UsageError(message: "unknown command '\(first)' (commands: run, check, sandbox, tail, post, status; see 'herald --help')")
+                throw UsageError(message: "unknown command '\(first)' (commands: \(commandList); see 'herald --help')")
             }
             name = first
             rest = rest.dropFirst()
@@ -37,20 +40,23 @@ enum CommandLineParser {
         if name == "help" {
             guard rest.count <= 1 else { throw UsageError(message: "help takes at most one command") }
             if let topic = rest.first, !commands.contains(topic) {
-                throw UsageError(message: "unknown command '\(topic)' (commands: run, check, sandbox, tail, post, status)")
+                throw UsageError(message: "unknown command '\(topic)' (commands: \(commandList))")
             }
             return .help(topic: rest.first)
         }
         if name == "tail" { return try parseTail(rest) }
         if name == "post" { return try parsePost(rest) }
+        if name == "replay" { return try parseReplay(rest) }
         var config: String?
+        var printConfig = false
+        var rule: String?, event: String?
         var duration: Duration?
         var port: Int?
         var url: String?
         let allowed: [String] = switch name {
         case "run": ["--config", "--for"]
-        case "check": ["--config"]
-        case "status": ["--config", "--url"]
+        case "check": ["--config", "--print", "--rule", "--event"]
+        case "status", "reload": ["--config", "--url"]
         default: ["--config", "--port"]
         }
         while let argument = rest.popFirst() {
@@ -67,15 +73,24 @@ enum CommandLineParser {
                 }
                 throw UsageError(message: "unexpected argument '\(argument)' for '\(name)' (see 'herald \(name) --help')")
             }
+            if option == "--print" {
+                guard inline == nil else { throw UsageError(message: "--print takes no value") }
+                printConfig = true
+                continue
+            }
             guard let value = inline ?? rest.popFirst(), !value.isEmpty else {
                 throw UsageError(message: "\(option) needs a value")
             }
             switch option {
+            case "--rule":
+                rule = value
+            case "--event":
+                event = value
             case "--config":
-                guard url == nil else { throw UsageError(message: "status takes --url or --config, not both") }
+                guard url == nil else { throw UsageError(message: "\(name) takes --url or --config, not both") }
                 config = value
             case "--url":
-                guard config == nil else { throw UsageError(message: "status takes --url or --config, not both") }
+                guard config == nil else { throw UsageError(message: "\(name) takes --url or --config, not both") }
                 url = value
             case "--for":
                 guard let parsed = DurationText.parse(value), parsed > .zero else {
@@ -90,7 +105,11 @@ enum CommandLineParser {
             }
         }
         switch name {
-        case "check": return .check(config: config ?? "config.json")
+        case "check":
+            guard (rule == nil) == (event == nil) else { throw UsageError(message: "check takes --rule and --event together") }
+            guard !(printConfig && rule != nil) else { throw UsageError(message: "check takes --print or --rule/--event, not both") }
+            return .check(config: config ?? "config.json", print: printConfig, rule: rule, event: event)
+        case "reload": return .reload(url: url, config: config ?? "config.json")
         case "sandbox": return .sandbox(port: port, config: config)
         case "status": return .status(url: url, config: config ?? "config.json")
         default: return .run(config: config ?? "config.json", duration: duration)

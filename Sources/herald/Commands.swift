@@ -62,7 +62,10 @@ enum Commands {
         for warning in configuration.warnings { Terminal.err("herald: warning: \(warning)") }
         let daemon = HeraldDaemon(configuration: configuration)
         do {
-            let stopped = try await daemon.run(for: duration, stopOnSignals: true) { started in
+            // SIGHUP (and 'herald reload') reloads this file; systemd is told when NOTIFY_SOCKET is set.
+            let host = DaemonHost(configFile: URL(fileURLWithPath: path), reloadOnSIGHUP: true,
+                                  notifier: SystemdNotifier(environment: ProcessInfo.processInfo.environment))
+            let stopped = try await daemon.run(for: duration, stopOnSignals: true, host: host) { started in
                 if let url = started.sandboxURL { Terminal.err("herald: sandbox at \(url.absoluteString)") }
                 if let url = started.statusURL { Terminal.err("herald: status at \(url.absoluteString) (metrics at \(url.absoluteString)metrics)") }
                 Terminal.err("herald: running \(started.loaders.count) loader\(started.loaders.count == 1 ? "" : "s") (\(started.loaders.joined(separator: ", "))); Ctrl-C to stop")
@@ -76,6 +79,8 @@ enum Commands {
                 case .timeElapsed, .cancelled, .failed:
                     break
                 }
+            } reloaded: { reloaded in
+                report(reloaded)
             }
             Terminal.err("herald: stopped" + (stopped.drained ? "" : " (\(stopped.discarded) events not delivered)"))
             return 0

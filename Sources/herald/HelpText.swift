@@ -11,19 +11,36 @@ enum HelpText {
             loaders on their schedules and the subscribers until SIGINT or SIGTERM (or DURATION),
             drains the bus and exits 0.
 
+            SIGHUP reloads the configuration (as 'herald reload' does): an invalid file changes
+            nothing; a valid one is applied part by part, and log files and archives are reopened.
+            With NOTIFY_SOCKET set (systemd's Type=notify), it sends READY=1, RELOADING=1,
+            STOPPING=1, STATUS= and, with WatchdogSec=, WATCHDOG=1 while the bus and loaders work.
+
             OPTIONS:
               --config PATH      the configuration (default: config.json)
               --for DURATION     stop by itself after DURATION (250ms, 30s, 5m, 1h)
               -h, --help         show this help
             """
         case "check": """
-            USAGE: herald check [--config PATH]
+            USAGE: herald check [--config PATH] [--print]
+                   herald check [--config PATH] --rule NAME --event FILE
 
             Validates the configuration and prints every problem found. Exits 0 when it is
             valid and 2 when it is not.
 
+            With --print, prints the effective configuration as JSON: every default filled in,
+            every secret masked (********), the file's SHA-1.
+
+            With --rule and --event, renders the post rule NAME against the archived event in
+            FILE (a line as 'herald tail --json' prints it) and prints what it would post: the
+            text or object, the service, the idempotency key and what the outbox says of it.
+            Nothing is posted.
+
             OPTIONS:
               --config PATH      the configuration (default: config.json)
+              --print            print the effective configuration
+              --rule NAME        the post rule to render
+              --event FILE       the archived event to render it against
               -h, --help         show this help
             """
         case "sandbox": """
@@ -93,6 +110,43 @@ enum HelpText {
 
             Exit codes: 0 shown, 1 the daemon could not be reached, 2 usage or configuration error.
             """
+        case "reload": """
+            USAGE: herald reload [--url URL | --config PATH]
+
+            Asks the running daemon to reload its configuration file (POST /-/reload on its
+            status endpoint, as SIGHUP does) and prints what changed. An invalid file changes
+            nothing: every problem is printed with its JSON path. What only a restart changes
+            (http, sandbox, state, cluster) is said.
+
+            OPTIONS:
+              --url URL          the endpoint, e.g. http://127.0.0.1:8420 (as 'herald run' prints it)
+              --config PATH      read the endpoint's address from this configuration (default: config.json)
+              -h, --help         show this help
+
+            Exit codes: 0 reloaded, 1 the daemon could not be reached (or a part failed to
+            start), 2 the file is invalid (nothing changed) or a usage error.
+            """
+        case "replay": """
+            USAGE: herald replay ARCHIVE [--config PATH] [--rule NAME] [--since TIME] [--until TIME] [--post]
+
+            Runs the configuration's post rules over the events of an archive (its rotated files
+            first, as 'herald tail' reads them) and prints, for each post a rule would make, the
+            rendered text or object, the service, the idempotency key and whether the rule's
+            outbox has it already (pending, sent or failed). Lines that are not events (corrupt,
+            or torn) are skipped and counted. Nothing is posted unless --post is given: then the
+            new posts go through the outbox, exactly once, as the daemon would have made them
+            (posts missed during an outage). The service itself is not asked.
+
+            OPTIONS:
+              --config PATH      the configuration (default: config.json)
+              --rule NAME        only this post rule
+              --since TIME       only events at or after TIME (2026-12-01T08:00:00Z, 2026-12-01, 2h ago as 2h)
+              --until TIME       only events at or before TIME
+              --post             post the new ones through the outbox
+              -h, --help         show this help
+
+            Exit codes: 0 done, 1 the archive is missing or a post failed, 2 usage or configuration error.
+            """
         default: """
             USAGE: herald [COMMAND] [OPTIONS]
 
@@ -106,6 +160,8 @@ enum HelpText {
               tail PATH          print (and follow) an event archive
               post TEXT          post one status (optionally with a video)
               status             show a running daemon's loaders and outbox
+              reload             make a running daemon reload its configuration
+              replay ARCHIVE     show (or post) what the post rules make of archived events
               help [COMMAND]     show help
 
             OPTIONS:

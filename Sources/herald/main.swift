@@ -22,8 +22,16 @@ do {
     case .help(let topic):
         Terminal.outLines(HelpText.text(for: topic))
         status = 0
-    case .check(let config):
-        status = Commands.check(config: config)
+    case .check(let config, let print, let rule, let event):
+        if let rule, let event {
+            status = await Commands.checkRule(config: config, rule: rule, event: event)
+        } else {
+            status = print ? Commands.printConfiguration(config: config) : Commands.check(config: config)
+        }
+    case .reload(let url, let config):
+        status = await Commands.reload(url: url, config: config)
+    case .replay(let options):
+        status = await Commands.replay(options)
     case .run(let config, let duration):
         status = await Commands.run(config: config, duration: duration)
     case .sandbox(let port, let config):

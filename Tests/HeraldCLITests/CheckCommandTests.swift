@@ -162,7 +162,7 @@ import Testing
     @Test(arguments: [
         (["run", "--bogus"], "herald: unknown option '--bogus' for 'run' (see 'herald run --help')\n"),
         (["check", "--for", "3s"], "herald: unknown option '--for' for 'check' (see 'herald check --help')\n"),
-        (["launch"], "herald: unknown command 'launch' (commands: run, check, sandbox, tail, post, status; see 'herald --help')\n"),
+        (["launch"], "herald: unknown command 'launch' (commands: run, check, sandbox, tail, post, status, reload, replay; see 'herald --help')\n"),
         (["run", "--for"], "herald: --for needs a value\n"),
         (["run", "--for", "3x"], "herald: --for: \"3x\" is not a duration (250ms, 30s, 5m, 1h)\n"),
         (["sandbox", "--port", "http"], "herald: --port: \"http\" is not a port (0-65535)\n"),

@@ -57,7 +57,10 @@ import Darwin
             #expect(result.status == 0, "\(arguments): \(result.stderr)")
             let lines = result.stdout.split(separator: "\n").map(String.init)
             #expect(lines.first?.hasPrefix("herald at http://127.0.0.1:\(port)/: ready, ") == true, "\(lines)")
-            let header = try #require(lines.dropFirst().first)
+            // Then the configuration running: its file, hash, load time and reloads.
+            let configLine = try #require(lines.dropFirst().first)
+            #expect(configLine.hasPrefix("config \(config.path) sha1 ") && configLine.hasSuffix(", 0 reloads"), "\(configLine)")
+            let header = try #require(lines.dropFirst(2).first)
             #expect(header.hasPrefix("LOADER"))
             #expect(["KIND", "STATE", "LAST RUN", "RESULT", "NEXT RUN", "PULLS", "NEW"].allSatisfy(header.contains))
             for (loader, kind) in [("home", "timeline"), ("images", "tiqav"), ("itmedia", "timeline"), ("todos", "todo")] {

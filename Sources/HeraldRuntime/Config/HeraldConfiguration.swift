@@ -29,6 +29,9 @@ public struct HeraldConfiguration: Sendable {
     public var secrets: [String]
     /// The status endpoint (metrics, `/status`, the live page); nil when there is none.
     public var http: HTTPSettings? = nil
+    /// The file's hash, when it was read and its sections as written (nil for a configuration
+    /// made in code).
+    public var source: ConfigSource? = nil
     /// How the `https` services with a `caFile` or `"insecure": true` are verified, by service
     /// name; a service not here is verified against the system's CA store.
     public var serviceTLS: [String: TLSConfiguration] = [:]

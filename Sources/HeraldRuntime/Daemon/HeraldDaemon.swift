@@ -28,7 +28,7 @@ public struct HeraldDaemon: Sendable {
     public static let clusterDrainTimeout: Duration = .seconds(30)
 
     /// The configuration it runs.
-    public let configuration: HeraldConfiguration
+    public internal(set) var configuration: HeraldConfiguration
     private let makeWriter: WriterFactory
     private let drainTimeout: Duration
     let makeSchedule: @Sendable (SchedulePolicy, UInt64, ScheduleMonitor, @escaping @Sendable () async -> LoadOutcome) -> any Service
@@ -97,14 +97,20 @@ public struct HeraldDaemon: Sendable {
     ///   - stopOnSignals: trap SIGINT and SIGTERM (they no longer end the process) and stop on
     ///     the first; the same signal again, over a second later, cancels every part instead of
     ///     letting it drain (see ``DaemonStopping/signalAgain(_:)``).
+    ///   - host: reloads of the configuration file (SIGHUP, `POST /-/reload`) and systemd
+    ///     notifications (see ``DaemonHost``); none by default.
     ///   - started: called once every part runs, before the first loads.
     ///   - stopping: called when the daemon begins to stop, and why.
+    ///   - reloaded: called after each reload, applied or refused (as published on the bus).
     /// - Throws: ``DaemonError`` when a part cannot start (the sandbox's port, a log file) or
     ///   fails, naming it; the parts started before it have been stopped.
     @discardableResult
-    public func run(for duration: Duration? = nil, stopOnSignals: Bool = false,
+    public func run(for duration: Duration? = nil, stopOnSignals: Bool = false, host: DaemonHost = DaemonHost(),
                     started: @escaping @Sendable (DaemonStarted) -> Void = { _ in },
-                    stopping: @escaping @Sendable (DaemonStopping) -> Void = { _ in }) async throws(DaemonError) -> DaemonStopped {
+                    stopping: @escaping @Sendable (DaemonStopping) -> Void = { _ in },
+                    reloaded: @escaping @Sendable (ConfigReloaded) -> Void = { _ in }) async throws(DaemonError) -> DaemonStopped {
+        // Trapped first, so a SIGHUP while starting neither ends the process nor is lost.
+        let hangups = host.reloadOnSIGHUP && host.configFile != nil ? await UnixSignalsSequence(trapping: .sighup) : nil
         let sandbox = configuration.usesSandbox ? SandboxService(settings: sandboxSettings()) : nil
         // The archives' tails are read (up to their read limit, 32 MiB each) on a thread of
         // their own, not on the shared pool.
@@ -119,70 +125,76 @@ public struct HeraldDaemon: Sendable {
         if let sandbox { members.append(.init("sandbox", sandbox)) }
         // The status endpoint next: it serves (and /readyz says "not ready") while the rest starts.
         let sources = StatusSources(bus: bus)
+        sources.updateConfig { status in
+            status.path = host.configFile?.path
+            status.sha1 = configuration.source?.sha1
+            status.loadedAt = configuration.source?.loadedAt
+            status.lastSuccess = configuration.source?.loadedAt
+        }
         let endpoint = configuration.http.map { http in StatusEndpoint(host: http.host, port: http.port, sources: sources, now: now) }
         if let endpoint { members.append(.init("http", endpoint)) }
-        let names = configuration.subscribers.keys.sorted()
-        for name in names {
-            switch configuration.subscribers[name] {
-            case .log(let log)?:
-                members.append(.init("subscribers.\(name)", DeferredService { [self] in try logService(log, bus: bus) }))
-            case .file(let archive)?:
-                members.append(.init("subscribers.\(name)", DeferredService { [self] in archiveService(archive, bus: bus, sources: sources) }))
-            case .post?, nil:
-                continue
-            }
+        let runtime = DaemonRuntime(daemon: self, bus: bus, store: store, sandbox: sandbox, sources: sources)
+        for name in configuration.subscribers.keys.sorted() {
+            guard let settings = configuration.subscribers[name], let member = runtime.subscriberMember(name, settings) else { continue }
+            runtime.subscribers.addAtStart(member)
         }
+        members.append(.init("subscribers", runtime.subscribers))
         if let cluster = configuration.cluster {
             members += clusterMembers(cluster, bus: bus, drain: drain, sandbox: sandbox, sources: sources)
         } else {
-            members += aloneMembers(bus: bus, drain: drain, store: store, sandbox: sandbox, sources: sources)
+            members += aloneMembers(runtime, drain: drain)
+        }
+        if let file = host.configFile {
+            let queue = ReloadQueue { [self] in await reload(runtime, from: file, host: host, reloaded: reloaded) }
+            members.append(.init("reload", ReloadService(queue: queue, signals: hangups, sources: sources)))
+        }
+        if let notifier = host.notifier, let interval = notifier.watchdogInterval {
+            let alone = configuration.cluster == nil
+            members.append(.init("watchdog", WatchdogService(
+                notifier: notifier, interval: interval, bus: bus,
+                loadersAlive: { [runtime] in
+                    !alone || runtime.configuration.loaders.keys.allSatisfy { runtime.loaders.contains("loaders.\($0)") }
+                },
+                sleep: { [postClock] in try await postClock.sleep(for: $0) })))
         }
         let announcement = announcement
         let group = makeGroup(members, stopOnSignals ? [.sigint, .sigterm] : [], duration) { event in
             switch event {
             case .started:
                 sources.markReady()
+                host.notifier?.send("READY=1\nSTATUS=" + Self.statusLine(runtime.configuration))
                 started(announcement(sandbox?.sandbox?.baseURL, endpoint?.url))
-            case .stopping(let reason): stopping(DaemonStopping(reason))
+            case .stopping(let reason):
+                host.notifier?.send("STOPPING=1\nSTATUS=stopping")
+                stopping(DaemonStopping(reason))
             case .stoppingAtOnce(let signal): stopping(.signalAgain(signal.rawValue))
             }
         }
         do {
             try await group.run()
         } catch {
-            throw error.underlying as? DaemonError ?? DaemonError(error.description)
+            throw error.underlying as? DaemonError ?? DaemonError(DaemonRuntime.describe(error))
         }
         // No report: the run stopped before the drain started, so nothing that publishes ran.
         let report = drain.shutdownReport
         return DaemonStopped(drained: report?.drained ?? true, discarded: report?.totalDiscarded ?? 0)
     }
 
-    /// The members after the log and archive subscribers when the daemon runs alone.
-    private func aloneMembers(bus: EventBus, drain: BusDrainService, store: LoaderStateStore, sandbox: SandboxService?,
-                              sources: StatusSources) -> [ServiceGroup.Member] {
-        var members: [ServiceGroup.Member] = []
+    /// The members after the log and archive subscribers when the daemon runs alone: the bus's
+    /// drain, the post schedulers and the loaders (each kind a set a reload changes).
+    private func aloneMembers(_ runtime: DaemonRuntime, drain: BusDrainService) -> [ServiceGroup.Member] {
         let names = configuration.subscribers.keys.sorted()
-        members.append(.init("bus", drain))
         // Post schedulers after the log and archive subscribers, so the posts they resume from
         // their outboxes are seen there.
         for name in names {
             guard case .post(let posting)? = configuration.subscribers[name] else { continue }
-            members.append(.init("subscribers.\(name)", DeferredService { [self] in
-                let scheduler = try makePostScheduler(name, posting, sandbox: sandbox?.sandbox)
-                sources.add(poster: scheduler)
-                return scheduler.service(on: bus)
-            }))
+            runtime.posters.addAtStart(runtime.posterMember(name, posting))
         }
         for id in configuration.loaders.keys.sorted() {
             guard let settings = configuration.loaders[id] else { continue }
-            let monitor = ScheduleMonitor()
-            sources.add(StatusSources.Loader(id: id, kind: settings.kind.name, monitor: monitor))
-            members.append(.init("loaders.\(id)", DeferredService { [self] in
-                let loader = try makeLoader(id, settings, bus: bus, store: store, sandbox: sandbox?.sandbox)
-                return makeSchedule(settings.schedule, Self.seed(id), monitor, { await loader.load() })
-            }))
+            runtime.loaders.addAtStart(runtime.loaderMember(id, settings))
         }
-        return members
+        return [.init("bus", drain), .init("posts", runtime.posters), .init("loaders", runtime.loaders)]
     }
 
     private func sandboxSettings() -> SandboxConfiguration {
@@ -225,29 +237,28 @@ public struct HeraldDaemon: Sendable {
         return last == .max ? last : last + 1
     }
 
-    /// A file subscriber as a service: its archive opened and subscribed when the group starts it.
-    private func archiveService(_ archive: ArchiveSettings, bus: EventBus, sources: StatusSources) -> any Service {
-        let sink = FileSink(
+    /// A file subscriber's sink (nothing opened until it starts).
+    func makeFileSink(_ archive: ArchiveSettings) -> FileSink {
+        FileSink(
             name: archive.name, path: ConfigLoader.resolve(archive.path, against: configuration.directory).path,
             patterns: archive.topics.map { TopicPattern(stringLiteral: $0) }, durability: archive.durability,
             syncEvery: archive.syncEvery, rotation: archive.rotation)
-        sources.add(archive: sink)
-        return sink.service(on: bus)
     }
 
-    /// A log subscriber as a service: its output opened and subscribed when the group starts it.
-    private func logService(_ log: LogSettings, bus: EventBus) throws(DaemonError) -> any Service {
+    /// A log subscriber, its output opened.
+    func makeLogSubscriber(_ log: LogSettings) throws(DaemonError) -> LogSubscriber {
         let writer: any LogWriter
         do {
             writer = try makeWriter(log.output)
         } catch {
             throw DaemonError("subscribers.\(log.name).output: cannot open: \(error.localizedDescription)")
         }
-        let subscriber = LogSubscriber(
+        return LogSubscriber(
             name: "subscriber.\(log.name)", patterns: log.topics.map { TopicPattern(stringLiteral: $0) },
             level: log.level, format: log.format, writer: writer,
-            summarizers: [LoaderEventSummaries.summarizer, ClusterEventSummaries.summarizer, StatusEventSummaries.summarizer], redactor: Redactor(secrets: configuration.secrets))
-        return subscriber.service(on: bus)
+            summarizers: [LoaderEventSummaries.summarizer, ClusterEventSummaries.summarizer, StatusEventSummaries.summarizer,
+                          DaemonEventSummaries.summarizer],
+            redactor: Redactor(secrets: configuration.secrets))
     }
 
     /// The services a post subscriber's rules name, as clients.
@@ -271,7 +282,7 @@ public struct HeraldDaemon: Sendable {
         return services
     }
 
-    private func makePostScheduler(_ name: String, _ posting: PostingSettings, sandbox: Sandbox?) throws(DaemonError) -> PostScheduler {
+    func makePostScheduler(_ name: String, _ posting: PostingSettings, sandbox: Sandbox?) throws(DaemonError) -> PostScheduler {
         let services = try postServices(name, posting.rules, sandbox: sandbox)
         let outbox = posting.outbox.map { ConfigLoader.resolve($0, against: configuration.directory) }
             ?? configuration.stateDirectory.appendingPathComponent("outbox").appendingPathComponent("\(name).jsonl")

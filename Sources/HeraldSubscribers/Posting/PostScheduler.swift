@@ -223,7 +223,7 @@ public final class PostScheduler: Sendable {
 
     // MARK: Intake (on the publisher's task)
 
-    private func accept(_ envelope: Envelope<any Event>, rule: PostRule, bus: EventBus) throws {
+    func accept(_ envelope: Envelope<any Event>, rule: PostRule, bus: EventBus) throws {
         let outcomes = try PostIntake.outcomes(for: envelope, rule: rule, now: now(),
                                                claim: { key in state.withLock { $0.known.insert(key).inserted } },
                                                unclaim: { key in state.withLock { _ = $0.known.remove(key) } })

@@ -1,0 +1,90 @@
+import Foundation
+import Herald
+import HeraldSandbox
+import HeraldSubscribers
+
+extension ArchiveReplay {
+    /// How `--post` ended, per post subscriber.
+    public struct Posted: Sendable, Hashable {
+        /// The post subscriber.
+        public var subscriber: String
+        /// Posts sent (a duplicate the service recognised counts as sent).
+        public var sent: Int
+        /// Posts given up, with why (`rule key: reason`).
+        public var failures: [String]
+    }
+
+    /// Posts what the plan found through each rule's outbox, exactly once: the archived
+    /// envelopes go through a post scheduler on that outbox as if the daemon saw them again, with
+    /// their own ids and senders, so a key the outbox knows (sent, failed or pending) is not made
+    /// again. Intents the outbox still held from before are sent too (the scheduler resumes them).
+    /// A service pointing at the embedded sandbox gets one for this run only.
+    ///
+    /// - Throws: ``DaemonError`` when a scheduler or the sandbox cannot start.
+    public func post(_ plan: Plan, daemon: HeraldDaemon) async throws(DaemonError) -> [Posted] {
+        var sandbox: Sandbox?
+        if rules.contains(where: { configuration.services[$0.rule.service]?.endpoint == .sandbox }) {
+            do {
+                sandbox = try await Sandbox.start(configuration.sandboxConfiguration())
+            } catch {
+                throw DaemonError("cannot start the sandbox: \(error)")
+            }
+        }
+        var results: [Posted] = []
+        do throws(DaemonError) {
+            for subscriber in Array(Set(rules.map(\.subscriber))).sorted() {
+                let selected = rules.filter { $0.subscriber == subscriber }
+                guard var posting = selected.first?.posting else { continue }
+                posting.rules = selected.map(\.rule)
+                results.append(try await post(plan.envelopes, subscriber: subscriber, posting: posting, daemon: daemon, sandbox: sandbox))
+            }
+        } catch {
+            await sandbox?.stop()
+            throw error
+        }
+        await sandbox?.stop()
+        return results
+    }
+
+    private func post(_ envelopes: [Envelope<any Event>], subscriber: String, posting: PostingSettings, daemon: HeraldDaemon,
+                      sandbox: Sandbox?) async throws(DaemonError) -> Posted {
+        let scheduler = try daemon.makePostScheduler(subscriber, posting, sandbox: sandbox)
+        let bus = EventBus()
+        let (outcomes, continuation) = AsyncStream.makeStream(of: (any Event).self)
+        let watch: Subscription
+        do {
+            watch = try bus.subscribe(matching: "post.>", name: "replay") { envelope in continuation.yield(envelope.event) }
+            try await scheduler.prepare()
+            try scheduler.start(on: bus)
+        } catch {
+            throw DaemonError("subscribers.\(subscriber): cannot start: \(error)")
+        }
+        var result = Posted(subscriber: subscriber, sent: 0, failures: [])
+        do {
+            for envelope in envelopes { try scheduler.submit(envelope) }
+        } catch {
+            result.failures.append("cannot submit an event: \(error)")
+        }
+        // Until every intent is sent or given up (each end is published on the bus).
+        var iterator = outcomes.makeAsyncIterator()
+        while !(scheduler.snapshot.waiting.isEmpty && scheduler.snapshot.held == 0) {
+            guard let event = await iterator.next() else { break }
+            Self.count(event, into: &result)
+        }
+        watch.cancel()
+        continuation.finish()
+        while let event = await iterator.next() { Self.count(event, into: &result) }
+        await scheduler.stop()
+        _ = await bus.shutdown(timeout: .seconds(1))
+        return result
+    }
+
+    private static func count(_ event: any Event, into result: inout Posted) {
+        switch event {
+        case is PostSent: result.sent += 1
+        case let failed as PostFailed where failed.attempts > 0 || failed.key != nil:
+            result.failures.append("\(failed.rule) \(failed.key ?? "-"): \(failed.reason)")
+        default: break
+        }
+    }
+}

@@ -1,0 +1,55 @@
+import Foundation
+import HeraldRuntime
+import Testing
+
+/// What a reload changes: only what differs as written, with a loader's identity deciding
+/// whether its state is kept.
+@Suite struct ConfigDifferenceTests {
+    static func configuration(_ change: (inout [String: Any]) -> Void = { _ in }) throws -> HeraldConfiguration {
+        var object = ConfigFixtures.demo
+        change(&object)
+        let data = try JSONSerialization.data(withJSONObject: object)
+        return try ConfigLoader(environment: [:]).parse(data, baseDirectory: URL(fileURLWithPath: "/tmp"))
+    }
+
+    @Test
+    func theSameFileChangesNothing() throws {
+        #expect(ConfigDifference(from: try Self.configuration(), to: try Self.configuration()).isEmpty)
+    }
+
+    @Test
+    func aNewIntervalKeepsTheLoadersStateAndANewRequestDoesNot() throws {
+        let old = try Self.configuration()
+        let new = try Self.configuration { object in
+            var loaders = object["loaders"] as! [String: Any]
+            loaders["images"] = ["kind": "tiqav", "service": "tiqav", "every": "10m"]
+            loaders["itmedia"] = ["kind": "timeline", "service": "twitter", "timeline": "user", "screenName": "someone", "format": "xml", "every": "2m"]
+            loaders["home"] = nil
+            loaders["mentions"] = ["kind": "timeline", "service": "twitter", "timeline": "home", "every": "1m"]
+            object["loaders"] = loaders
+        }
+        let difference = ConfigDifference(from: old, to: new)
+        #expect(difference.addedLoaders == ["mentions"])
+        #expect(difference.removedLoaders == ["home"])
+        #expect(difference.changedLoaders == ["images", "itmedia"])
+        #expect(difference.loadersWithNewIdentity == ["itmedia"])
+        #expect(difference.lines.contains("loaders.images: changed (state kept)"))
+        #expect(difference.lines.contains("loaders.itmedia: changed (new identity: its state starts again)"))
+    }
+
+    @Test
+    func newCredentialsChangeTheLoadersOfTheirServiceAndTheListenerNeedsARestart() throws {
+        let old = try Self.configuration()
+        let new = try Self.configuration { object in
+            var services = object["services"] as! [String: Any]
+            services["baas"] = ["url": "sandbox", "tenant": "demo", "appId": "todo", "appKey": "another-key"]
+            object["services"] = services
+            object["http"] = ["listen": "127.0.0.1:9999"]
+        }
+        let difference = ConfigDifference(from: old, to: new)
+        #expect(difference.changedServices == ["baas"])
+        #expect(difference.changedLoaders == ["todos"])
+        #expect(difference.loadersWithNewIdentity.isEmpty, "same URL: the same account's items")
+        #expect(difference.needsRestart == ["http"])
+    }
+}
