@@ -159,6 +159,8 @@ public struct ArchiveReplay: Sendable {
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
             let json = (try? encoder.encode(fields)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
             return "object in \(bucket) \(json)"
+        case .webhook(let body):
+            return "body \(body)"
         }
     }
 

@@ -69,8 +69,8 @@ public struct ConfigLoader: Sendable {
         }
         return HeraldConfiguration(
             directory: baseDirectory, stateDirectory: Self.resolve(state, against: baseDirectory), services: services, loaders: loaders,
-            subscribers: subscribers, sandbox: sandbox, cluster: cluster, secrets: reader.secrets, http: http, serviceTLS: serviceTLS,
-            source: ConfigSource(data: data, loadedAt: Date(), sections: top))
+            subscribers: subscribers, sandbox: sandbox, cluster: cluster, secrets: reader.secrets, http: http,
+            source: ConfigSource(data: data, loadedAt: Date(), sections: top), serviceTLS: serviceTLS)
     }
 
     /// The services written with `"url": "sandbox"`, valid or not (a loader's minimum interval
