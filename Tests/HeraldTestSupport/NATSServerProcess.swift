@@ -62,9 +62,19 @@ public final class NATSServerProcess: Sendable {
     public static func start(jetStream: Bool = true, port: Int? = nil, arguments: [String] = []) async throws -> NATSServerProcess {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("herald-nats-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let server = NATSServerProcess(port: try port ?? freePort(), dataDirectory: directory, jetStream: jetStream, extraArguments: arguments)
-        try await server.launch()
-        return server
+        // A free port can be taken by another test between our check and the server's bind: then
+        // another free port (the caller's own port is tried once).
+        var attempt = 0
+        while true {
+            attempt += 1
+            let server = NATSServerProcess(port: try port ?? freePort(), dataDirectory: directory, jetStream: jetStream, extraArguments: arguments)
+            do {
+                try await server.launch()
+                return server
+            } catch let error as NATSServerProcessError where port == nil && attempt < 5 && error.message.contains("address already in use") {
+                continue
+            }
+        }
     }
 
     /// Stops the server (SIGTERM, or SIGKILL with `crash`) and waits for it to exit; the data
