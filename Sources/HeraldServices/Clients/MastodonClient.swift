@@ -221,16 +221,7 @@ public struct MastodonClient: Sendable, CustomStringConvertible, CustomReflectab
 
     /// Sends `request`; a non-2xx answer becomes a ``ServiceError`` with the server's reason.
     private func send(_ request: HTTPRequest) async throws -> HTTPResponse {
-        let response: HTTPResponse
-        do {
-            response = try await transport.send(request)
-        } catch let error as ServiceError {
-            throw error
-        } catch is CancellationError {
-            throw ServiceError.cancelled
-        } catch {
-            throw ServiceError.transport(String(describing: error))
-        }
+        let response = try await transport.exchange(request)
         if response.isSuccess { return response }
         let reason = Self.errorText(in: response.body)
         let limit = rateLimit(response.headers)

@@ -6,9 +6,15 @@ extension HTTPTransport {
     /// Any error that is not already a ``ServiceError`` becomes a `.transport` one, so clients
     /// throw only ``ServiceError``.
     func perform(_ request: HTTPRequest) async throws -> HTTPResponse {
-        let response: HTTPResponse
+        try ResponseValidation.requireSuccess(try await exchange(request))
+    }
+
+    /// Sends `request` and returns whatever the server answered; only the failure to get an
+    /// answer throws, always as a ``ServiceError`` (cancellation as `.cancelled`, anything that is
+    /// not already a ``ServiceError`` as `.transport`).
+    func exchange(_ request: HTTPRequest) async throws -> HTTPResponse {
         do {
-            response = try await send(request)
+            return try await send(request)
         } catch let error as ServiceError {
             throw error
         } catch is CancellationError {
@@ -16,6 +22,5 @@ extension HTTPTransport {
         } catch {
             throw ServiceError.transport(String(describing: error))
         }
-        return try ResponseValidation.requireSuccess(response)
     }
 }

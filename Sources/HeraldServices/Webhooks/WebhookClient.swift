@@ -66,16 +66,7 @@ public struct WebhookClient: Sendable {
         for field in signature.headers { request.headers[field.name] = field.value }
         var redirects = 0
         while true {
-            let response: HTTPResponse
-            do {
-                response = try await transport.send(request)
-            } catch let error as ServiceError {
-                throw error
-            } catch is CancellationError {
-                throw ServiceError.cancelled
-            } catch {
-                throw ServiceError.transport(String(describing: error))
-            }
+            let response = try await transport.exchange(request)
             if response.isSuccess { return id }
             let location = response.headers["Location"]
             let excerpt = ServiceError.excerpt(of: response.body)

@@ -132,16 +132,7 @@ public struct XClient: Sendable {
         headers["Accept"] = "application/json"
         if let contentType { headers["Content-Type"] = contentType }
         let request = HTTPRequest(method: method, url: url, headers: headers, body: body, timeout: timeout)
-        let response: HTTPResponse
-        do {
-            response = try await transport.send(request)
-        } catch let error as ServiceError {
-            throw error
-        } catch is CancellationError {
-            throw ServiceError.cancelled
-        } catch {
-            throw ServiceError.transport(String(describing: error))
-        }
+        let response = try await transport.exchange(request)
         return try XResponse.requireSuccess(response)
     }
 
