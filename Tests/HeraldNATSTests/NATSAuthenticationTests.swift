@@ -49,22 +49,22 @@ struct NATSAuthenticationTests {
     @Test func aTokenServerTakesTheRightTokenAndRefusesAWrongOne() async throws {
         let server = try await Self.server(configuration: "authorization { token: \"s3cret-token\" }")
         defer { Task { await server.stop() } }
-        var options = Self.options(server)
+        var options = RefusalCheck.options(server, name: "auth")
         options.token = "s3cret-token"
         try await Self.roundTrip(options)
         options.token = "wrong"
-        try await Self.expectRefusal(options, saying: "Authorization Violation")
+        try await RefusalCheck.expectRefusal(options, saying: "Authorization Violation")
     }
 
     @Test func aUserAndPasswordServerTakesTheRightPasswordAndRefusesAWrongOne() async throws {
         let server = try await Self.server(configuration: "authorization { users = [ { user: herald, password: \"pa55-word\" } ] }")
         defer { Task { await server.stop() } }
-        var options = Self.options(server)
+        var options = RefusalCheck.options(server, name: "auth")
         options.user = "herald"
         options.password = "pa55-word"
         try await Self.roundTrip(options)
         options.password = "wrong"
-        try await Self.expectRefusal(options, saying: "Authorization Violation")
+        try await RefusalCheck.expectRefusal(options, saying: "Authorization Violation")
     }
 
     @Test func anNKeyServerTakesItsUserAndRefusesAnUnknownKey() async throws {
@@ -73,14 +73,14 @@ struct NATSAuthenticationTests {
         let accounts = try await NATSAccounts.make(in: directory)
         let server = try await Self.server(configuration: "authorization { users = [ { nkey: \(accounts.nkeyUserPublicKey) } ] }")
         defer { Task { await server.stop() } }
-        var options = Self.options(server)
+        var options = RefusalCheck.options(server, name: "auth")
         options.nkey = try NATSNKeyPair(seed: accounts.nkeyUserSeed)
         try await Self.roundTrip(options)
         options.nkey = try NATSNKeyPair(seed: "SUAACCAPCYOSIKZSHFAEOTSVLRRWU4LYP6DI3FE3UKU3BN56YXGNHWVCJA")
-        try await Self.expectRefusal(options, saying: "Authorization Violation")
+        try await RefusalCheck.expectRefusal(options, saying: "Authorization Violation")
         // Without a key, a server that wants one says so too.
         options.nkey = nil
-        try await Self.expectRefusal(options, saying: "Authorization Violation")
+        try await RefusalCheck.expectRefusal(options, saying: "Authorization Violation")
     }
 
     @Test func anOperatorModeServerTakesAUsersCredsAndRefusesAnExpiredOrUnknownUser() async throws {
@@ -89,21 +89,21 @@ struct NATSAuthenticationTests {
         let accounts = try await NATSAccounts.make(in: directory)
         let server = try await Self.server(configuration: accounts.operatorModeConfiguration)
         defer { Task { await server.stop() } }
-        var options = Self.options(server)
+        var options = RefusalCheck.options(server, name: "auth")
         options.userCredentials = try NATSUserCredentials(contentsOf: accounts.userCreds)
         try await Self.roundTrip(options)
         options.userCredentials = try NATSUserCredentials(contentsOf: accounts.expiredCreds)
-        try await Self.expectRefusal(options, saying: "Authorization Violation")
+        try await RefusalCheck.expectRefusal(options, saying: "Authorization Violation")
         options.userCredentials = try NATSUserCredentials(contentsOf: accounts.strangerCreds)
-        try await Self.expectRefusal(options, saying: "Authorization Violation")
+        try await RefusalCheck.expectRefusal(options, saying: "Authorization Violation")
     }
 
     @Test func keysForAServerThatSendsNoNonceAreAClearError() async throws {
         let server = try await NATSServerProcess.start(jetStream: false)
         defer { Task { await server.stop() } }
-        var options = Self.options(server)
+        var options = RefusalCheck.options(server, name: "auth")
         options.nkey = try NATSNKeyPair(seed: "SUAACCAPCYOSIKZSHFAEOTSVLRRWU4LYP6DI3FE3UKU3BN56YXGNHWVCJA")
-        try await Self.expectRefusal(options, saying: "sent no nonce")
+        try await RefusalCheck.expectRefusal(options, saying: "sent no nonce")
     }
 
     // MARK: - Helpers
@@ -120,12 +120,6 @@ struct NATSAuthenticationTests {
         return try await NATSServerProcess.start(jetStream: false, arguments: ["-c", file.path])
     }
 
-    private static func options(_ server: NATSServerProcess) -> NATSConnectionOptions {
-        var options = NATSConnectionOptions(servers: ["nats://127.0.0.1:\(server.port)"], name: "auth")
-        options.allowReconnect = false
-        return options
-    }
-
     /// Connects, and a message goes round through the server.
     private static func roundTrip(_ options: NATSConnectionOptions) async throws {
         let connection = try NATSConnection(options: options)
@@ -136,17 +130,6 @@ struct NATSAuthenticationTests {
         var iterator = subscription.makeAsyncIterator()
         let message = await iterator.next()
         #expect(message.map { Array($0.payload) } == Array("hello".utf8))
-        await connection.close()
-    }
-
-    private static func expectRefusal(_ options: NATSConnectionOptions, saying text: String) async throws {
-        let connection = try NATSConnection(options: options)
-        do {
-            try await connection.connect()
-            Issue.record("connected")
-        } catch {
-            #expect("\(error)".contains(text), "\(error)")
-        }
         await connection.close()
     }
 }

@@ -15,7 +15,7 @@ struct NATSTLSTests {
         defer { certificates.remove() }
         let server = try await Self.server(certificates, certificate: certificates.serverCertificate, key: certificates.serverKey)
         defer { Task { await server.stop() } }
-        var options = Self.options(server)
+        var options = RefusalCheck.options(server, name: "tls")
         options.tls = TLSConfiguration(caFile: certificates.caFile)
         let connection = try NATSConnection(options: options)
         try await connection.connect()
@@ -43,10 +43,10 @@ struct NATSTLSTests {
         }
         let server = try await Self.server(certificates, certificate: certificate, key: key)
         defer { Task { await server.stop() } }
-        var options = Self.options(server)
+        var options = RefusalCheck.options(server, name: "tls")
         // The unknown CA: the system's roots, which do not hold the test CA.
         options.tls = fault == "unknown CA" ? TLSConfiguration() : TLSConfiguration(caFile: certificates.caFile)
-        try await Self.expectRefusal(options, saying: expected)
+        try await RefusalCheck.expectRefusal(options, saying: expected)
     }
 
     @Test func aServerThatRequiresTLSIsVerifiedEvenWhenTheClientWasNotToldToUseIt() async throws {
@@ -54,7 +54,7 @@ struct NATSTLSTests {
         defer { certificates.remove() }
         let server = try await Self.server(certificates, certificate: certificates.serverCertificate, key: certificates.serverKey)
         defer { Task { await server.stop() } }
-        try await Self.expectRefusal(Self.options(server), saying: "unable to get local issuer certificate")
+        try await RefusalCheck.expectRefusal(RefusalCheck.options(server, name: "tls"), saying: "unable to get local issuer certificate")
     }
 
     @Test func aServerThatVerifiesClientsTakesOurCertificateAndRefusesAClientWithout() async throws {
@@ -62,7 +62,7 @@ struct NATSTLSTests {
         defer { certificates.remove() }
         let server = try await Self.server(certificates, certificate: certificates.serverCertificate, key: certificates.serverKey, verifyClients: true)
         defer { Task { await server.stop() } }
-        var options = Self.options(server)
+        var options = RefusalCheck.options(server, name: "tls")
         options.tls = TLSConfiguration(caFile: certificates.caFile, certificateFile: certificates.clientCertificate, privateKeyFile: certificates.clientKey)
         let connection = try NATSConnection(options: options)
         try await connection.connect()
@@ -77,9 +77,9 @@ struct NATSTLSTests {
     @Test func aClientToldToUseTLSRefusesAServerWithoutIt() async throws {
         let server = try await NATSServerProcess.start(jetStream: false)
         defer { Task { await server.stop() } }
-        var options = Self.options(server)
+        var options = RefusalCheck.options(server, name: "tls")
         options.tls = TLSConfiguration()
-        try await Self.expectRefusal(options, saying: "does not offer TLS")
+        try await RefusalCheck.expectRefusal(options, saying: "does not offer TLS")
     }
 
     // MARK: - Helpers
@@ -99,20 +99,4 @@ struct NATSTLSTests {
         return try await NATSServerProcess.start(jetStream: false, arguments: ["-c", file.path])
     }
 
-    private static func options(_ server: NATSServerProcess) -> NATSConnectionOptions {
-        var options = NATSConnectionOptions(servers: ["nats://127.0.0.1:\(server.port)"], name: "tls")
-        options.allowReconnect = false
-        return options
-    }
-
-    private static func expectRefusal(_ options: NATSConnectionOptions, saying text: String) async throws {
-        let connection = try NATSConnection(options: options)
-        do {
-            try await connection.connect()
-            Issue.record("connected")
-        } catch {
-            #expect("\(error)".contains(text), "\(error)")
-        }
-        await connection.close()
-    }
 }
