@@ -50,7 +50,17 @@ extension ArchiveReplay {
                       sandbox: Sandbox?) async throws(DaemonError) -> Posted {
         let scheduler = try daemon.makePostScheduler(subscriber, posting, sandbox: sandbox)
         let bus = EventBus()
-        let (outcomes, continuation) = AsyncStream.makeStream(of: (any Event).self)
+        // Outcomes, and a tick now and then (nil): the scheduler may publish a post's last outcome
+        // before its snapshot says nothing waits, so the wait below looks at the snapshot again
+        // on each tick rather than only on an event that may never come.
+        let (outcomes, continuation) = AsyncStream.makeStream(of: (any Event)?.self)
+        let ticker = Task {
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .milliseconds(100))
+                continuation.yield(nil)
+            }
+        }
+        defer { ticker.cancel() }
         let watch: Subscription
         do {
             watch = try bus.subscribe(matching: "post.>", name: "replay") { envelope in continuation.yield(envelope.event) }
@@ -68,12 +78,16 @@ extension ArchiveReplay {
         // Until every intent is sent or given up (each end is published on the bus).
         var iterator = outcomes.makeAsyncIterator()
         while !(scheduler.snapshot.waiting.isEmpty && scheduler.snapshot.held == 0) {
-            guard let event = await iterator.next() else { break }
-            Self.count(event, into: &result)
+            guard let next = await iterator.next() else { break }
+            if let event = next { Self.count(event, into: &result) }
         }
-        watch.cancel()
+        // What the bus already routed to the watch is still counted.
+        await watch.drain()
+        ticker.cancel()
         continuation.finish()
-        while let event = await iterator.next() { Self.count(event, into: &result) }
+        while let next = await iterator.next() {
+            if let event = next { Self.count(event, into: &result) }
+        }
         await scheduler.stop()
         _ = await bus.shutdown(timeout: .seconds(1))
         return result
