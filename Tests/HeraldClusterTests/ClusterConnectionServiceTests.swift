@@ -44,7 +44,7 @@ private final class Calls: Sendable {
 }
 
 /// The connection service on its own, with connectors of the tests' own and a manual clock.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.timeLimit(.minutes(5)))
 struct ClusterConnectionServiceTests {
     private static func settings(connectWait: Duration = .seconds(10), startup: ClusterSettings.Startup = .fail) -> ClusterSettings {
         var settings = ClusterTestSettings.make(["nats://127.0.0.1:1"], node: "a", leaseTTL: .seconds(15))

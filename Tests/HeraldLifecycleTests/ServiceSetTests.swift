@@ -4,7 +4,7 @@ import Testing
 /// A ``ServiceSet`` in a group: members added and removed while it runs, stopped in reverse at
 /// the end, a member's failure failing the group.
 @Suite struct ServiceSetTests {
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(5)))
     func membersAddedAndRemovedWhileRunningStopInReverseAtTheEnd() async throws {
         let log = Recorder<String>()
         let set = ServiceSet([.init("a", RecordingService(name: "a", log: log))])
@@ -23,7 +23,7 @@ import Testing
         #expect(Array(log.lines.suffix(2)) == ["stop c", "stop a"])
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(5)))
     func aMemberThatFailsToStartIsNotAddedAndTheSetRunsOn() async throws {
         let log = Recorder<String>()
         let set = ServiceSet()
@@ -39,7 +39,7 @@ import Testing
         #expect(log.lines.last == "stop a")
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(5)))
     func aMemberFailingWhileRunningFailsTheGroupNamingIt() async throws {
         let log = Recorder<String>()
         let set = ServiceSet([.init("a", RecordingService(name: "a", log: log))])
@@ -52,7 +52,7 @@ import Testing
         #expect(log.lines.contains("stop a"))
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(5)))
     func cancellingTheSetCancelsItsMembers() async throws {
         let log = Recorder<String>()
         let set = ServiceSet([.init("a", RecordingService(name: "a", log: log))])

@@ -25,7 +25,7 @@ import Testing
         guard case .refuse = machine.request("d") else { Issue.record("a closed machine starts"); return }
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(5)))
     func aStormOfTriggersDuringAReloadCostsOneMoreReload() async throws {
         let runs = SyncLock(0)
         let firstEntered = HeraldTestSupport.Gate(), firstRelease = HeraldTestSupport.Gate()

@@ -6,7 +6,7 @@ import Testing
 /// ``Subscription/drain()``: what a queued subscription accepted is delivered before it ends
 /// (what a reload that replaces a subscriber relies on).
 @Suite struct SubscriptionDrainTests {
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(5)))
     func drainDeliversWhatWaitsInTheMailboxThenEnds() async throws {
         let bus = EventBus()
         let received = Recorder<Int>()
