@@ -47,10 +47,10 @@ public final class ClusterConnectionService<C: Clock>: Service, Sendable where C
     /// Follows the connection's reports: down on a disconnect or close, up again on a
     /// (re)connect.
     private func track(_ report: ClusterConnectionChanged) {
-        switch report.kind {
-        case "connected", "reconnected": down.withLock { $0 = nil }
-        case "disconnected", "closed", "unreachable": down.withLock { $0 = "the cluster connection is down (\(report.kind): \(report.detail))" }
-        default: break
+        if report.kind.isUp {
+            down.withLock { $0 = nil }
+        } else if report.kind.isDown {
+            down.withLock { $0 = "the cluster connection is down (\(report.kind): \(report.detail))" }
         }
     }
 
@@ -97,7 +97,7 @@ public final class ClusterConnectionService<C: Clock>: Service, Sendable where C
                     throw ClusterStartError("cluster: cannot reach NATS at \(settings.servers.map(\.absoluteString).joined(separator: ", ")) "
                                             + "(tried for \(Self.seconds(elapsed))): \(error.message)")
                 }
-                _ = try? await bus.publish(ClusterConnectionChanged(node: settings.node, kind: "waiting", detail: error.message), from: "cluster")
+                _ = try? await bus.publish(ClusterConnectionChanged(node: settings.node, kind: .waiting, detail: error.message), from: "cluster")
                 // The last attempt comes when the wait ends, not a whole pause before it.
                 let wait = settings.startup == .fail ? min(pause, settings.connectWait - elapsed) : pause
                 try await clock.sleep(for: wait)

@@ -1,5 +1,6 @@
 import Foundation
 import Herald
+import HeraldServices
 import HeraldSubscribers
 
 /// How an event travels between nodes: a local envelope becomes a message on `herald.<topic>`
@@ -123,7 +124,7 @@ public struct ClusterEventCodec: Sendable {
         var correlation: String?
         var time: Date?
         var seq: UInt64?
-        var event: EventJSON
+        var event: JSONValue
 
         enum CodingKeys: String, CodingKey { case topic, sender, id, correlation, time, seq, event }
 
@@ -152,7 +153,7 @@ public struct ClusterEventCodec: Sendable {
                 }
                 seq = value
             }
-            guard container.contains(.event), let event = try? container.decode(EventJSON.self, forKey: .event) else {
+            guard container.contains(.event), let event = try? container.decode(JSONValue.self, forKey: .event) else {
                 throw Problem(reason: "the body has no \"event\" member (a Herald event object is {\"topic\", \"event\", …})")
             }
             self.event = event

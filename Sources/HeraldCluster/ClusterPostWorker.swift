@@ -123,10 +123,11 @@ public final class ClusterPostWorker<C: Clock>: Service, Sendable where C.Durati
         let correlation = intent.correlation.flatMap(EventID.init)
         let recordKey = Self.recordKey(intent.key)
         if let record = try? await records.get(recordKey) {
-            let done = (try? JSONSerialization.jsonObject(with: Data(record.value))) as? [String: Any]
+            // Any record means a node posted (or gave up on) the key: acknowledged either way.
+            let done = PostRecord(decoding: record.value)
             try? await delivery.settle(.ack)
-            if done?["result"] as? String == "sent" {
-                post(PostSent(rule: intent.rule, key: intent.key, service: intent.service, id: done?["id"] as? String, duplicate: true,
+            if let done, done.result == .sent {
+                post(PostSent(rule: intent.rule, key: intent.key, service: intent.service, id: done.id, duplicate: true,
                               correlation: intent.correlation, attempts: 0), correlation)
             }
             return
@@ -150,7 +151,7 @@ public final class ClusterPostWorker<C: Clock>: Service, Sendable where C.Durati
         heartbeat.cancel()
         switch outcome {
         case .sent(let id, let duplicate, let requests):
-            await record(intent, recordKey, result: "sent", id: id)
+            await record(intent, recordKey, result: .sent, id: id)
             try? await delivery.settle(.ack)
             let date = now()
             if let rate = rule.rate {
@@ -172,7 +173,7 @@ public final class ClusterPostWorker<C: Clock>: Service, Sendable where C.Durati
                               correlation: intent.correlation, attempts: requests), correlation)
                 return
             }
-            await record(intent, recordKey, result: "failed", id: nil)
+            await record(intent, recordKey, result: .failed, id: nil)
             try? await delivery.settle(.ack)
             post(PostFailed(rule: intent.rule, key: intent.key, service: intent.service, reason: reason, status: status,
                             correlation: intent.correlation, attempts: requests), correlation)
@@ -184,19 +185,15 @@ public final class ClusterPostWorker<C: Clock>: Service, Sendable where C.Durati
 
     /// The key's record when it says the post was sent (by any node), with the post's id.
     private func sentRecord(_ key: String) async -> (id: String?, node: String?)? {
-        guard let record = try? await records.get(key),
-              let done = (try? JSONSerialization.jsonObject(with: Data(record.value))) as? [String: Any],
-              done["result"] as? String == "sent" else { return nil }
-        return (done["id"] as? String, done["node"] as? String)
+        guard let record = try? await records.get(key), let done = PostRecord(decoding: record.value), done.result == .sent else { return nil }
+        return (done.id, done.node)
     }
 
     /// Writes the key's record (best effort: the ack follows either way; the dedupe window and
     /// the service's duplicate detection still stand behind it).
-    private func record(_ intent: PostIntent, _ key: String, result: String, id: String?) async {
-        var object: [String: Any] = ["key": intent.key, "result": result, "node": node]
-        if let id { object["id"] = id }
-        guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]) else { return }
-        _ = try? await records.put(key, value: Array(data))
+    private func record(_ intent: PostIntent, _ key: String, result: PostRecord.Result, id: String?) async {
+        guard let value = PostRecord(key: intent.key, result: result, node: node, id: id).encoded else { return }
+        _ = try? await records.put(key, value: value)
     }
 
     private func waitBeforeSending(_ rule: PostRule) -> Duration? {
@@ -210,5 +207,49 @@ public final class ClusterPostWorker<C: Clock>: Service, Sendable where C.Durati
 
     private func post<E: Event>(_ event: E, _ correlation: EventID?) {
         _ = try? bus.post(event, from: Sender(name), correlation: correlation)
+    }
+}
+
+/// A post's record in the state bucket (`post.<sha1 of the key>`), written by the node that
+/// posted it: `{"id":"…","key":"…","node":"a","result":"sent"}`, keys sorted and `id` left out
+/// when the service gave none (the bytes every Herald version wrote, so a node of any version
+/// reads it).
+struct PostRecord: Codable, Hashable, Sendable {
+    /// How the post ended.
+    enum Result: String, Codable, Sendable {
+        /// The service took it.
+        case sent
+        /// It failed for good.
+        case failed
+    }
+
+    /// The post's key.
+    var key: String
+    /// How it ended.
+    var result: Result
+    /// The node that wrote the record.
+    var node: String
+    /// The post's id at the service, when it gave one.
+    var id: String?
+
+    /// A record.
+    init(key: String, result: Result, node: String, id: String?) {
+        self.key = key
+        self.result = result
+        self.node = node
+        self.id = id
+    }
+
+    /// The record in `bytes`; nil when they are not a record this node can read.
+    init?(decoding bytes: [UInt8]) {
+        guard let record = try? JSONDecoder().decode(Self.self, from: Data(bytes)) else { return nil }
+        self = record
+    }
+
+    /// The record's bytes (nil only if a string cannot be encoded).
+    var encoded: [UInt8]? {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return (try? encoder.encode(self)).map(Array.init)
     }
 }

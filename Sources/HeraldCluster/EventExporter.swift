@@ -59,7 +59,7 @@ public struct EventExporter<C: Clock>: Service where C.Duration == Duration {
             do {
                 pending.append((envelope, try encoder.message(for: envelope, codec: codec)))
             } catch {
-                report(envelope, "skipped", "the event cannot be encoded: \(error)", attempts: 0)
+                report(envelope, .skipped, "the event cannot be encoded: \(error)", attempts: 0)
             }
         }
         var attempts = 0
@@ -72,7 +72,7 @@ public struct EventExporter<C: Clock>: Service where C.Duration == Duration {
             for (item, result) in zip(pending, results) {
                 guard case .failure(let error) = result else { continue }
                 if error.isPermanent {
-                    report(item.envelope, "skipped", error.message, attempts: attempts)
+                    report(item.envelope, .skipped, error.message, attempts: attempts)
                 } else {
                     failed.append(item)
                     firstReason = firstReason ?? error.message
@@ -83,7 +83,7 @@ public struct EventExporter<C: Clock>: Service where C.Duration == Duration {
             pending = failed
             guard let first = pending.first else { return }
             if attempts == 1 || attempts % 10 == 0 {
-                report(first.envelope, "retrying", "\(pending.count) event\(pending.count == 1 ? "" : "s") not stored yet: \(firstReason ?? "no answer")",
+                report(first.envelope, .retrying, "\(pending.count) event\(pending.count == 1 ? "" : "s") not stored yet: \(firstReason ?? "no answer")",
                        attempts: attempts)
             }
             // Cancelled only when the bus gives up draining; its report counts what is left.
@@ -92,7 +92,7 @@ public struct EventExporter<C: Clock>: Service where C.Duration == Duration {
         }
     }
 
-    private func report(_ envelope: Envelope<any Event>, _ outcome: String, _ reason: String, attempts: Int) {
+    private func report(_ envelope: Envelope<any Event>, _ outcome: ClusterExportProblem.Outcome, _ reason: String, attempts: Int) {
         _ = try? bus.post(ClusterExportProblem(eventTopic: envelope.topic.name, eventID: envelope.id.description, outcome: outcome,
                                                reason: reason, attempts: attempts), from: "cluster", correlation: envelope.correlationID)
     }

@@ -67,14 +67,14 @@ public struct LeasedLoaderService<C: Clock>: Service where C.Duration == Duratio
         while !Task.isCancelled {
             switch await lease.refresh() {
             case .acquired:
-                _ = try? await bus.publish(ClusterLeaseChanged(loader: lease.loader, node: lease.node, change: "acquired"), from: sender)
+                _ = try? await bus.publish(ClusterLeaseChanged(loader: lease.loader, node: lease.node, change: .acquired), from: sender)
             case .lost(let reason):
                 if let running = schedule {
                     running.cancel()
                     await running.value
                     schedule = nil
                 }
-                _ = try? await bus.publish(ClusterLeaseChanged(loader: lease.loader, node: lease.node, change: "lost", reason: reason),
+                _ = try? await bus.publish(ClusterLeaseChanged(loader: lease.loader, node: lease.node, change: .lost, reason: reason),
                                            from: sender)
             case .none:
                 break

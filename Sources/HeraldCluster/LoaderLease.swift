@@ -53,7 +53,7 @@ public final class LoaderLease<C: Clock>: Sendable where C.Duration == Duration 
     public func refresh() async -> LeaseMachine<C.Instant>.Change {
         let step = machine.withLock { $0.next }
         let sentAt = clock.now
-        let value = Array(#"{"loader":"\#(loader)","node":"\#(node)"}"#.utf8)
+        let value = LeaseValue(loader: loader, node: node).encoded
         do {
             let revision = switch step {
             case .create: try await bucket.create(key, value: value)
@@ -85,6 +85,35 @@ public final class LoaderLease<C: Clock>: Sendable where C.Duration == Duration 
 
     /// The `node` named in a lease's value.
     static func holder(in value: [UInt8]) -> String? {
-        (try? JSONSerialization.jsonObject(with: Data(value)) as? [String: Any])?["node"] as? String
+        LeaseValue(decoding: value)?.node
+    }
+}
+
+/// A lease's value in the bucket: `{"loader":"home","node":"a"}` (keys sorted, slashes not
+/// escaped: the bytes every Herald version wrote, so a node of any version reads it).
+struct LeaseValue: Codable, Hashable, Sendable {
+    /// The loader.
+    var loader: String
+    /// The node that holds the lease.
+    var node: String
+
+    /// The value's bytes.
+    var encoded: [UInt8] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        // Two strings always encode.
+        return (try? encoder.encode(self)).map(Array.init) ?? []
+    }
+
+    /// The value in `bytes`; nil when they are not a lease's value.
+    init?(decoding bytes: [UInt8]) {
+        guard let value = try? JSONDecoder().decode(Self.self, from: Data(bytes)) else { return nil }
+        self = value
+    }
+
+    /// A value.
+    init(loader: String, node: String) {
+        self.loader = loader
+        self.node = node
     }
 }

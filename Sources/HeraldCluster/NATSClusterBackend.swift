@@ -112,18 +112,18 @@ public final class NATSClusterBackend: ClusterBackend {
 
     static func report(_ event: NATSEvent, node: String) -> ClusterConnectionChanged {
         switch event {
-        case .connected(let server): ClusterConnectionChanged(node: node, kind: "connected", detail: server)
-        case .disconnected(let server, let reason): ClusterConnectionChanged(node: node, kind: "disconnected", detail: "\(server): \(reason)")
-        case .reconnected(let server): ClusterConnectionChanged(node: node, kind: "reconnected", detail: server)
-        case .connectFailed(let server, let reason): ClusterConnectionChanged(node: node, kind: "unreachable", detail: "\(server): \(reason)")
+        case .connected(let server): ClusterConnectionChanged(node: node, kind: .connected, detail: server)
+        case .disconnected(let server, let reason): ClusterConnectionChanged(node: node, kind: .disconnected, detail: "\(server): \(reason)")
+        case .reconnected(let server): ClusterConnectionChanged(node: node, kind: .reconnected, detail: server)
+        case .connectFailed(let server, let reason): ClusterConnectionChanged(node: node, kind: .unreachable, detail: "\(server): \(reason)")
         case .dropped(let messages, let bytes):
-            ClusterConnectionChanged(node: node, kind: "dropped", detail: "\(messages) publishes (\(bytes) bytes) dropped while disconnected: the buffer was full")
+            ClusterConnectionChanged(node: node, kind: .dropped, detail: "\(messages) publishes (\(bytes) bytes) dropped while disconnected: the buffer was full")
         case .slowConsumer(let subject, let dropped):
-            ClusterConnectionChanged(node: node, kind: "slow", detail: "\(dropped) messages on \(subject) dropped: the subscription's buffer was full")
-        case .serverError(let text): ClusterConnectionChanged(node: node, kind: "error", detail: text)
-        case .lameDuck(let server): ClusterConnectionChanged(node: node, kind: "lameduck", detail: server)
-        case .discoveredServers(let servers): ClusterConnectionChanged(node: node, kind: "discovered", detail: servers.joined(separator: ", "))
-        case .closed(let reason): ClusterConnectionChanged(node: node, kind: "closed", detail: reason)
+            ClusterConnectionChanged(node: node, kind: .slow, detail: "\(dropped) messages on \(subject) dropped: the subscription's buffer was full")
+        case .serverError(let text): ClusterConnectionChanged(node: node, kind: .error, detail: text)
+        case .lameDuck(let server): ClusterConnectionChanged(node: node, kind: .lameduck, detail: server)
+        case .discoveredServers(let servers): ClusterConnectionChanged(node: node, kind: .discovered, detail: servers.joined(separator: ", "))
+        case .closed(let reason): ClusterConnectionChanged(node: node, kind: .closed, detail: reason)
         }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Herald
+import HeraldServices
 
 /// An event another node (or a program that is not a Herald node) published to the cluster's
 /// stream, as it arrives on this node's bus: on its original topic, from its original sender,
@@ -33,10 +34,10 @@ public struct RemoteEvent: Event, Hashable {
     /// Its envelope on that node.
     public var origin: Origin
     /// The event itself, as that node's archive writes it.
-    public var event: EventJSON
+    public var event: JSONValue
 
     /// A remote event.
-    public init(topic: Topic, node: String, origin: Origin = Origin(), event: EventJSON) {
+    public init(topic: Topic, node: String, origin: Origin = Origin(), event: JSONValue) {
         self.topic = topic
         self.node = node
         self.origin = origin

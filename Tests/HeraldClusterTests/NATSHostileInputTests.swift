@@ -29,9 +29,9 @@ struct NATSHostileInputTests {
         _ = await raw.read { $0.contains("PONG") }
 
         let seen = await log.wait { envelopes in
-            envelopes.contains { $0.event is ClusterImportRejected || ($0.event as? ClusterConnectionChanged)?.kind == "disconnected" }
+            envelopes.contains { $0.event is ClusterImportRejected || ($0.event as? ClusterConnectionChanged)?.kind == .disconnected }
         }
-        let disconnects = seen.compactMap { $0.event as? ClusterConnectionChanged }.filter { $0.kind == "disconnected" }
+        let disconnects = seen.compactMap { $0.event as? ClusterConnectionChanged }.filter { $0.kind == .disconnected }
         guard disconnects.isEmpty else {
             Issue.record("the message cost the connection: \(disconnects)")
             await group.stop()

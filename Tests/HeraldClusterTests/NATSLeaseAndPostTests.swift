@@ -141,7 +141,7 @@ struct NATSLeaseAndPostTests {
                                           states: b.states, ledger: nil, bus: busB, clock: clock,
                                           makeLoader: { _ in IdleLoader(id: "home") }, makeSchedule: { _ in IdleSchedule() })
         let group = await RunningGroup([.init("loaders.home", service)])
-        let taken = await log.first(ClusterLeaseChanged.self) { $0.change == "acquired" }
+        let taken = await log.first(ClusterLeaseChanged.self) { $0.change == .acquired }
         #expect(taken?.node == "b")
         guard case .lost = await leaseA.refresh() else {
             Issue.record("the old holder still renews a lease another node took")
@@ -174,7 +174,7 @@ struct NATSLeaseAndPostTests {
         // Read on the publisher, as the loss is published: what /readyz would have said then.
         let readinessAtLoss = FirstValue<String>()
         let watch = try bus.subscribe(to: ClusterLeaseChanged.self) { change in
-            if change.change == "lost" { readinessAtLoss.keep(connection.notConnectedReason ?? "ready") }
+            if change.change == .lost { readinessAtLoss.keep(connection.notConnectedReason ?? "ready") }
         }
         let log = try BusLog(bus, matching: "cluster.>")
         let group = await RunningGroup([
@@ -186,13 +186,13 @@ struct NATSLeaseAndPostTests {
                                            makeLoader: { _ in IdleLoader(id: "home") }, makeSchedule: { _ in IdleSchedule() })
             }),
         ])
-        await log.first(ClusterLeaseChanged.self) { $0.change == "acquired" }
+        await log.first(ClusterLeaseChanged.self) { $0.change == .acquired }
         #expect(connection.notConnectedReason == nil)
 
         server.freeze()
-        await log.first(ClusterLeaseChanged.self) { $0.change == "lost" }
+        await log.first(ClusterLeaseChanged.self) { $0.change == .lost }
         #expect(readinessAtLoss.value != nil)
-        await log.first(ClusterConnectionChanged.self) { $0.kind == "disconnected" }
+        await log.first(ClusterConnectionChanged.self) { $0.kind == .disconnected }
         #expect(connection.notConnectedReason != nil)
         server.thaw()
         await group.stop()

@@ -10,6 +10,8 @@ extension JSONValue {
         switch self {
         case .null: "null"
         case .bool(let value): "\(value)"
+        case .integer(let value): "\(value)"
+        case .unsigned(let value): "\(value)"
         case .number(let value): value == value.rounded() && abs(value) < 1e15 ? "\(Int(value))" : "\(value)"
         case .string(let value): value.count <= 40 ? "\"\(value)\"" : "a string"
         case .array: "an array"
@@ -22,7 +24,7 @@ extension JSONValue {
         switch self {
         case .null: "null"
         case .bool: "a boolean"
-        case .number: "a number"
+        case .integer, .unsigned, .number: "a number"
         case .string: "a string"
         case .array: "an array"
         case .object: "an object"

@@ -78,7 +78,7 @@ final class ConfigReader {
     func integer(_ object: [String: ConfigJSON], _ key: String, at path: String, in range: ClosedRange<Int>) -> Int? {
         let here = Self.join(path, key)
         guard let value = object[key] else { return nil }
-        guard case .number(let number) = value, number == number.rounded(), abs(number) < 1e15 else {
+        guard let number = value.doubleValue, number == number.rounded(), abs(number) < 1e15 else {
             report(here, "expected an integer, got \(shown(value, at: here))")
             return nil
         }
@@ -92,7 +92,7 @@ final class ConfigReader {
     func fraction(_ object: [String: ConfigJSON], _ key: String, at path: String) -> Double? {
         let here = Self.join(path, key)
         guard let value = object[key] else { return nil }
-        guard case .number(let number) = value else {
+        guard let number = value.doubleValue else {
             report(here, "expected a number, got \(shown(value, at: here))")
             return nil
         }

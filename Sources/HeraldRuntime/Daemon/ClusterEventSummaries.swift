@@ -11,7 +11,7 @@ public enum ClusterEventSummaries {
     public static let summarizer: EventSummarizer = { envelope in
         switch envelope.event {
         case let lease as ClusterLeaseChanged:
-            if lease.change == "acquired" {
+            if lease.change == .acquired {
                 return LogRecord(level: .info, message: "\(lease.loader): node \(lease.node) took the lease",
                                  fields: [.init("loader", lease.loader), .init("node", lease.node)])
             }
@@ -19,11 +19,11 @@ public enum ClusterEventSummaries {
                              fields: [.init("loader", lease.loader), .init("node", lease.node)])
         case let connection as ClusterConnectionChanged:
             let level: LogLevel = switch connection.kind {
-            case "connected", "reconnected", "discovered", "closed": .info
+            case .connected, .reconnected, .discovered, .closed: .info
             default: .warning
             }
             return LogRecord(level: level, message: "cluster: \(connection.kind): \(connection.detail)",
-                             fields: [.init("node", connection.node), .init("kind", connection.kind)])
+                             fields: [.init("node", connection.node), .init("kind", connection.kind.rawValue)])
         case let rejected as ClusterImportRejected:
             return LogRecord(level: .warning, message: "cluster: a message on \(rejected.subject) is not a Herald event: \(rejected.reason)",
                              fields: [.init("subject", rejected.subject), .init("bytes", "\(rejected.bytes)")])

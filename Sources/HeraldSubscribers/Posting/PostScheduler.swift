@@ -332,7 +332,7 @@ public final class PostScheduler: Sendable {
             for name in ["id_str", "_id", "id", "objectId"] {
                 switch fields[name] {
                 case .string(let text)? where !text.isEmpty: return text
-                case .number(let number)?: return PostTemplate.text(of: .number(number))
+                case let number? where number.doubleValue != nil: return PostTemplate.text(of: number)
                 default: continue
                 }
             }

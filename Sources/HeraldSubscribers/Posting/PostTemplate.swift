@@ -74,6 +74,8 @@ public struct PostTemplate: Sendable, Hashable, CustomStringConvertible {
         case .null: return ""
         case .bool(let flag): return flag ? "true" : "false"
         case .string(let string): return string
+        case .integer(let number): return String(number)
+        case .unsigned(let number): return String(number)
         case .number(let number):
             if number.rounded() == number, abs(number) < 1e15 { return String(Int64(number)) }
             return String(number)
