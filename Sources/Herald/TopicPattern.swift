@@ -49,12 +49,6 @@ public struct TopicPattern: Sendable, Hashable, Codable, CustomStringConvertible
         return false
     }
 
-    /// Whether the pattern has no wildcard (it names one topic).
-    public var isLiteral: Bool {
-        guard case .success(let tokens) = parsed else { return false }
-        return tokens.allSatisfy { if case .literal = $0 { true } else { false } }
-    }
-
     public var description: String { pattern }
 
     /// Whether `topic` matches this pattern. An invalid pattern or topic matches nothing.

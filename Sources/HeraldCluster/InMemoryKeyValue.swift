@@ -17,7 +17,6 @@ public final class InMemoryKeyValue<C: Clock>: ClusterKeyValue where C.Duration 
         var entries: [String: Stored] = [:]
         var revision: UInt64 = 0
         var failures: [ClusterError] = []
-        var operations = 0
     }
 
     /// The bucket's name.
@@ -38,9 +37,6 @@ public final class InMemoryKeyValue<C: Clock>: ClusterKeyValue where C.Duration 
         state.withLock { $0.failures += errors }
     }
 
-    /// Operations carried out or failed so far.
-    public var operationCount: Int { state.withLock { $0.operations } }
-
     /// Every live key and its revision.
     public var snapshot: [String: ClusterKeyValueEntry] {
         let now = clock.now
@@ -57,7 +53,6 @@ public final class InMemoryKeyValue<C: Clock>: ClusterKeyValue where C.Duration 
     private func operate<T>(_ body: (inout State, C.Instant) throws(ClusterError) -> T) throws(ClusterError) -> T {
         let now = clock.now
         return try state.withLock { (state: inout State) throws(ClusterError) -> T in
-            state.operations += 1
             if !state.failures.isEmpty { throw state.failures.removeFirst() }
             for (key, stored) in state.entries where !live(stored, now: now) { state.entries[key] = nil }
             return try body(&state, now)

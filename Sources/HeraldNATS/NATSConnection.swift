@@ -141,15 +141,6 @@ public final class NATSConnection: Sendable {
     /// Whether a connection is up now.
     public var isConnected: Bool { core.state.withLock { $0.phase == .connected } }
 
-    /// The server connected to now (`host:port`), if any.
-    public var connectedServer: String? { core.state.withLock { $0.phase == .connected ? $0.currentServer : nil } }
-
-    /// What the current (or last) server said in `INFO`.
-    public var serverInfo: NATSServerInfo? { core.state.withLock { $0.info } }
-
-    /// The servers the client would try, in order (configured, then discovered).
-    public var knownServers: [String] { core.state.withLock { $0.servers.map(\.description) } }
-
     /// Why the connection is not known to be healthy: the reason the last connection was lost or
     /// the last attempt failed (`host:port: reason`), until a connection answers a PING sent
     /// after its handshake; nil while healthy. A request that timed out meanwhile can name this
@@ -158,8 +149,4 @@ public final class NATSConnection: Sendable {
 
     /// Counters: messages and bytes in and out, reconnects, drops.
     public var statistics: NATSConnectionStatistics { core.state.withLock { $0.statistics } }
-
-    /// A fresh subject under this connection's inbox prefix (not routed to requests), for a
-    /// subscription of replies of your own.
-    public func newInbox() -> String { "_INBOX." + NUID.next() }
 }

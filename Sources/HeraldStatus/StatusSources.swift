@@ -116,9 +116,6 @@ public final class StatusSources: Sendable {
         parts.withLock { $0.ready = true }
     }
 
-    /// Whether ``markReady()`` was called.
-    public var isReady: Bool { parts.withLock { $0.ready } }
-
     /// Adds a condition of readiness after the start: `check` returns why the daemon is not
     /// ready now (the cluster connection is down), or nil.
     public func addReadinessCheck(_ check: @escaping @Sendable () -> String?) {

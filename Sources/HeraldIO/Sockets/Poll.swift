@@ -13,8 +13,6 @@ public enum Poll {
     public static let input = Int16(POLLIN)
     /// `POLLOUT`: wait until the descriptor is writable.
     public static let output = Int16(POLLOUT)
-    /// What a readable-or-ended descriptor reports (`POLLIN`, `POLLHUP`, `POLLERR`).
-    public static let inputOrEnd = Int16(POLLIN) | Int16(POLLHUP) | Int16(POLLERR)
 
     /// What ``wait(_:for:wake:deadline:stop:)`` ended with.
     public enum Outcome: Sendable, Hashable {

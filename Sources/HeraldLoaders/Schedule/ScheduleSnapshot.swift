@@ -35,7 +35,4 @@ public struct ScheduleSnapshot: Sendable, Hashable {
 
     /// Nothing done yet.
     public init() {}
-
-    /// Failed loads of every kind.
-    public var failureCount: Int { failures.values.reduce(0, +) }
 }

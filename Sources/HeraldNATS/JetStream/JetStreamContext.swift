@@ -57,13 +57,6 @@ public final class JetStreamContext: Sendable {
         let _: SuccessResponse = try await api("STREAM.DELETE.\(name)", body: nil as String?)
     }
 
-    /// Removes a stream's messages (all, or those of one subject).
-    public func purgeStream(_ name: String, subject: String? = nil) async throws {
-        try Self.validateName(name, what: "stream")
-        struct Purge: Encodable { var filter: String? }
-        let _: SuccessResponse = try await api("STREAM.PURGE.\(name)", body: subject.map { Purge(filter: $0) })
-    }
-
     // MARK: Consumers
 
     /// Creates a consumer on `stream` (durable when the config has a durable name); an identical
@@ -88,13 +81,6 @@ public final class JetStreamContext: Sendable {
         try Self.validateName(stream, what: "stream")
         try Self.validateName(consumer, what: "consumer")
         return try await api("CONSUMER.INFO.\(stream).\(consumer)", body: nil as String?)
-    }
-
-    /// Deletes a consumer.
-    public func deleteConsumer(stream: String, consumer: String) async throws {
-        try Self.validateName(stream, what: "stream")
-        try Self.validateName(consumer, what: "consumer")
-        let _: SuccessResponse = try await api("CONSUMER.DELETE.\(stream).\(consumer)", body: nil as String?)
     }
 
     // MARK: The API exchange

@@ -22,9 +22,4 @@ public struct UploadProgress: Sendable, Hashable {
     public var totalBytes: Int
     /// The service's processing percentage, while processing.
     public var processingPercent: Int?
-
-    /// The sent fraction, 0…1.
-    public var fractionSent: Double {
-        totalBytes == 0 ? 1 : Double(bytesSent) / Double(totalBytes)
-    }
 }
