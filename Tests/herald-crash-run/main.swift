@@ -5,7 +5,7 @@
 //     herald-crash-run <after-intent|after-post> --config <path>
 
 import Foundation
-import HeraldRuntime
+@_spi(CrashTesting) import HeraldRuntime
 import HeraldSubscribers
 
 #if canImport(Glibc)

@@ -47,14 +47,19 @@ public struct HeraldDaemon: Sendable {
     ///   - clock: the clock schedules and `run(for:)` are measured on (a manual one in tests).
     ///   - now: the wall-clock time, to turn rate-limit reset dates into pauses; the embedded
     ///     sandbox's timeline and todos grow on it too (a fixed date in tests).
-    ///   - postFaultHook: called at the post schedulers' fault points (the crash tests' helper
-    ///     stops the process there; the shipping `herald` passes none).
     ///   - clusterConnector: connects a daemon with a `cluster` section (tests may give one of
     ///     their own; by default NATS JetStream, see ``NATSClusterBackend``).
     public init<C: Clock>(configuration: HeraldConfiguration, makeWriter: WriterFactory? = nil, drainTimeout: Duration = .seconds(3),
                           clock: C, now: @escaping @Sendable () -> Date = { Date() },
-                          postFaultHook: (@Sendable (PostScheduler.FaultPoint) -> Void)? = nil,
                           clusterConnector: ClusterConnector? = nil) where C.Duration == Duration {
+        self.init(configuration: configuration, makeWriter: makeWriter, drainTimeout: drainTimeout, clock: clock, now: now,
+                  faultHook: nil, clusterConnector: clusterConnector)
+    }
+
+    /// A daemon whose post schedulers call `faultHook` at their fault points.
+    private init<C: Clock>(configuration: HeraldConfiguration, makeWriter: WriterFactory?, drainTimeout: Duration, clock: C,
+                           now: @escaping @Sendable () -> Date, faultHook postFaultHook: (@Sendable (PostScheduler.FaultPoint) -> Void)?,
+                           clusterConnector: ClusterConnector?) where C.Duration == Duration {
         self.clusterConnector = clusterConnector ?? NATSClusterBackend.connect
         self.makeSchedule = { policy, seed, monitor, load in
             LoaderSchedule(policy: policy, clock: clock, seed: seed, now: now, monitor: monitor, load: load)
@@ -71,10 +76,17 @@ public struct HeraldDaemon: Sendable {
     }
 
     /// Creates a daemon on the continuous clock (see the other initialiser for the parameters).
-    public init(configuration: HeraldConfiguration, makeWriter: WriterFactory? = nil, drainTimeout: Duration = .seconds(3),
-                postFaultHook: (@Sendable (PostScheduler.FaultPoint) -> Void)? = nil) {
-        self.init(configuration: configuration, makeWriter: makeWriter, drainTimeout: drainTimeout, clock: ContinuousClock(),
-                  postFaultHook: postFaultHook)
+    public init(configuration: HeraldConfiguration, makeWriter: WriterFactory? = nil, drainTimeout: Duration = .seconds(3)) {
+        self.init(configuration: configuration, makeWriter: makeWriter, drainTimeout: drainTimeout, clock: ContinuousClock())
+    }
+
+    /// A daemon on the continuous clock whose post schedulers call `postFaultHook` at their fault
+    /// points: for the crash tests' helper, which stops the process there (the shipping `herald`
+    /// has no hook). Not API: `@_spi(CrashTesting) import HeraldRuntime`.
+    @_spi(CrashTesting)
+    public init(configuration: HeraldConfiguration, postFaultHook: @escaping @Sendable (PostScheduler.FaultPoint) -> Void) {
+        self.init(configuration: configuration, makeWriter: nil, drainTimeout: .seconds(3), clock: ContinuousClock(), now: { Date() },
+                  faultHook: postFaultHook, clusterConnector: nil)
     }
 
     /// The default writers: standard error, standard output, or a file appended to (created

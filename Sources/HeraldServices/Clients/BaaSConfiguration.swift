@@ -22,16 +22,6 @@ public struct BaaSConfiguration: Sendable, Hashable, CustomStringConvertible, Cu
         self.sessionToken = sessionToken
     }
 
-    /// Reads `<prefix>ENDPOINT`, `TENANT_ID`, `APP_ID` and `APP_KEY`; nil when one is missing.
-    public static func fromEnvironment(_ environment: [String: String], prefix: String = "HERALD_BAAS_") -> BaaSConfiguration? {
-        guard let endpoint = environment[prefix + "ENDPOINT"].flatMap({ URL(string: $0) }),
-            let tenant = environment[prefix + "TENANT_ID"], let id = environment[prefix + "APP_ID"],
-            let key = environment[prefix + "APP_KEY"]
-        else { return nil }
-        return BaaSConfiguration(endpoint: endpoint, tenantID: tenant, applicationID: id, applicationKey: key,
-                                 sessionToken: environment[prefix + "SESSION_TOKEN"])
-    }
-
     /// Redacts the application key and session token so a configuration can be logged safely.
     public var description: String {
         "BaaSConfiguration(endpoint: \(endpoint), tenantID: \(tenantID), applicationID: \(applicationID), "

@@ -17,20 +17,6 @@ public struct OAuthCredentials: Sendable, Hashable, CustomStringConvertible {
         self.tokenSecret = tokenSecret
     }
 
-    /// Reads `<prefix>CONSUMER_KEY`, `<prefix>CONSUMER_SECRET`, `<prefix>ACCESS_TOKEN` and
-    /// `<prefix>ACCESS_TOKEN_SECRET` from `environment`; nil when the consumer pair is missing.
-    public static func fromEnvironment(
-        _ environment: [String: String], prefix: String = "HERALD_TWITTER_"
-    ) -> OAuthCredentials? {
-        guard let key = environment[prefix + "CONSUMER_KEY"],
-            let secret = environment[prefix + "CONSUMER_SECRET"]
-        else { return nil }
-        return OAuthCredentials(
-            consumerKey: key, consumerSecret: secret,
-            token: environment[prefix + "ACCESS_TOKEN"],
-            tokenSecret: environment[prefix + "ACCESS_TOKEN_SECRET"])
-    }
-
     /// Redacts the secrets so credentials can be logged safely.
     public var description: String {
         "OAuthCredentials(consumerKey: \(consumerKey), token: \(token ?? "none"), secrets: <redacted>)"
