@@ -1,7 +1,7 @@
 /// Who published an event: the bus's counterpart of NotificationCenter's `object:`.
 ///
-/// A subscription made `from:` a sender receives only that sender's events, as seed 001's view
-/// controller observes only its own loader. A sender is a plain string identity, so envelopes
+/// A subscription made `from:` a sender receives only that sender's events, as a view
+/// controller observes only its own loader with NotificationCenter's `object:`. A sender is a plain string identity, so envelopes
 /// serialise and a bridge can carry it to another process.
 public struct Sender: Hashable, Sendable, Codable, CustomStringConvertible, ExpressibleByStringLiteral {
     /// The sender's identity, for example `loader.home`.

@@ -48,8 +48,8 @@ public struct SandboxFaults: Sendable, Hashable {
     public enum Malformation: Sendable, Hashable {
         /// Bytes flipped and garbage inserted: a syntax error.
         case corruptBytes
-        /// Valid syntax of the wrong shape: an object where an array was expected (seed 003's
-        /// warning), an array where an object was, another XML root.
+        /// Valid syntax of the wrong shape: an object where an array was expected (the
+        /// Tiqav API's known failure), an array where an object was, another XML root.
         case wrongShape
         /// A 2xx with an empty body.
         case emptyBody

@@ -4,11 +4,11 @@ import HeraldServices
 import HeraldTestSupport
 import Testing
 
-/// Seed 002's video limits checked locally: each broken once with the limit and the actual
+/// Twitter's video limits (``MediaLimits/twitterVideo``) checked locally: each broken once with the limit and the actual
 /// value in the message, each boundary accepted, and an upload refused before any request.
 @Suite struct MediaLimitsVideoTests {
     /// The message `limits` refuses `data` with, or nil when it is accepted.
-    private func refusal(_ data: Data, _ limits: MediaLimits = .seed002, mediaType: String = "video/mp4") -> String? {
+    private func refusal(_ data: Data, _ limits: MediaLimits = .twitterVideo, mediaType: String = "video/mp4") -> String? {
         do {
             try limits.validate(video: data, mediaType: mediaType)
             return nil
@@ -53,14 +53,14 @@ import Testing
         for data in accepted {
             #expect(refusal(data) == nil)
         }
-        let info = try MediaLimits.seed002.validate(video: MP4Fixture.make(duration: 30, width: 960, height: 320, fps: 40))
+        let info = try MediaLimits.twitterVideo.validate(video: MP4Fixture.make(duration: 30, width: 960, height: 320, fps: 40))
         #expect(info.duration == 30 && info.frameRate == 40 && info.width / info.height == 3)
     }
 
     @Test func aValueJustPastALimitIsNotRoundedOntoIt() {
         let info = MP4Info(majorBrand: "isom", duration: 30.0004, width: 640, height: 360, frameRate: 30, byteCount: 1000)
         #expect(throws: ServiceError.invalidRequest("video is 30.0004 s long; the limit is 0.5–30 s")) {
-            try MediaLimits.seed002.validate(info)
+            try MediaLimits.twitterVideo.validate(info)
         }
     }
 
@@ -100,6 +100,6 @@ import Testing
         #expect(try Data(contentsOf: sample) == expected)
         let info = try MP4Inspector.inspect(contentsOf: sample)
         #expect(info.duration == 2 && info.width == 320 && info.height == 240 && info.frameRate == 25)
-        #expect(try MediaLimits.seed002.validate(video: Data(contentsOf: sample)) == info)
+        #expect(try MediaLimits.twitterVideo.validate(video: Data(contentsOf: sample)) == info)
     }
 }

@@ -64,7 +64,7 @@ import Testing
         }
     }
 
-    @Test func seed002LimitsRefuseLargeOrNonMP4VideoBeforeSending() async throws {
+    @Test func twitterVideoLimitsRefuseLargeOrNonMP4VideoBeforeSending() async throws {
         try await SandboxHarness.run { harness in
             let client = harness.twitter()
             let tooLarge = await serviceError { try await client.uploadMedia(Data(count: 15 * 1024 * 1024 + 1), mediaType: "video/mp4") }

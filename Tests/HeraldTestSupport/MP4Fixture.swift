@@ -63,7 +63,7 @@ public enum MP4Fixture {
         return file
     }
 
-    /// A video of exactly `byteCount` bytes that seed 002's limits accept: the default
+    /// A video of exactly `byteCount` bytes that `MediaLimits.twitterVideo` accepts: the default
     /// ``make(duration:width:height:fps:brand:mdatBytes:version:audioChannels:mdatSize:)``
     /// file with its `mdat` grown to fit. Smaller than the boxes alone (a few hundred bytes)
     /// gives those boxes with an empty `mdat`.

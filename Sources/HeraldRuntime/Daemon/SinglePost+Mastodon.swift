@@ -10,7 +10,7 @@ extension SinglePost {
                              stage: @escaping @Sendable (Stage) -> Void) async throws -> (id: String, mediaID: String?) {
         var mediaIDs: [String] = []
         if let media {
-            _ = try MediaLimits.seed002.validate(video: media, mediaType: "video/mp4")
+            _ = try MediaLimits.twitterVideo.validate(video: media, mediaType: "video/mp4")
             stage(.uploadingMedia)
             let uploaded = try await client.uploadMedia(media, mediaType: "video/mp4", fileName: "video.mp4", progress: progress)
             mediaIDs = [uploaded.id]

@@ -18,9 +18,9 @@ public struct SinglePost: Sendable {
     /// One step of a video's upload, reported to ``post(_:media:progress:stage:)``'s `progress`.
     public typealias Progress = UploadProgress
 
-    /// The largest video, in bytes, that can be posted (seed 002's 15 MB): a larger file need
+    /// The largest video, in bytes, that can be posted (``MediaLimits/twitterVideo``'s 15 MB): a larger file need
     /// not be read, it is refused anyway.
-    public static var maxMediaBytes: Int { MediaLimits.seed002.maxVideoBytes }
+    public static var maxMediaBytes: Int { MediaLimits.twitterVideo.maxVideoBytes }
 
     /// What was posted.
     public struct Posted: Sendable, Hashable {

@@ -1,6 +1,6 @@
 import Foundation
 
-/// A client of NEC BaaS object buckets (the todo list of seed 004): query, create, update
+/// A client of NEC BaaS object buckets (the todo loader's list): query, create, update
 /// with etag, delete. Every request carries `X-Application-Id` and `X-Application-Key`.
 ///
 /// Throws only ``ServiceError``. The service's error body format is unconfirmed, so

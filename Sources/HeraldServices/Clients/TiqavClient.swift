@@ -3,8 +3,8 @@ import Foundation
 /// A client of the Tiqav image search: random picks and text search, and the URLs of images
 /// and thumbnails.
 ///
-/// Throws only ``ServiceError``; a JSON object where the array was expected (seed 003's
-/// warning) is a `.decoding` error.
+/// Throws only ``ServiceError``; a JSON object where the array was expected (a failure
+/// the API is known for) is a `.decoding` error.
 public struct TiqavClient: Sendable {
     /// The API root, e.g. `http://api.tiqav.com` or a sandbox URL.
     public var baseURL: URL

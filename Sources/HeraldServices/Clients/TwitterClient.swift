@@ -24,7 +24,7 @@ public struct TwitterClient: Sendable {
     /// STATUS polls before an upload is given up.
     public var maxStatusPolls: Int
     /// Limits checked locally before an upload starts; nil checks nothing.
-    public var mediaLimits: MediaLimits? = .seed002
+    public var mediaLimits: MediaLimits? = .twitterVideo
 
     /// The service's largest APPEND segment.
     public static let maxSegmentSize = 5 * 1024 * 1024
@@ -90,7 +90,7 @@ public struct TwitterClient: Sendable {
     /// Posts a status (`statuses/update`) with a form-urlencoded, RFC 3986-encoded body.
     ///
     /// - Parameters:
-    ///   - status: the text; empty text is refused locally (`.invalidRequest`), as seed 000 did.
+    ///   - status: the text; empty text is refused locally (`.invalidRequest`).
     ///   - inReplyTo: the id of the status this answers.
     ///   - mediaIDs: uploaded media to attach (at most 4 photos or 1 video).
     /// - Returns: the created status.

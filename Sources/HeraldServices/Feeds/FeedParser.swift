@@ -4,8 +4,8 @@ import Foundation
 import FoundationXML
 #endif
 
-/// Parses an RSS 2.0, RSS 1.0 (RDF) or Atom 1.0 document with the SAX-style `XMLParser`, as
-/// seed 001 did: one pass over the stream, no tree kept.
+/// Parses an RSS 2.0, RSS 1.0 (RDF) or Atom 1.0 document with the SAX-style `XMLParser`:
+/// one pass over the stream, no tree kept.
 ///
 /// Before parsing, the character set is settled and the body transcoded to UTF-8, and a
 /// `DOCTYPE` declaring entities is refused (see ``FeedPrologue``); external entities are never

@@ -1,9 +1,10 @@
 import Foundation
 
 /// Local limits checked before an upload starts, so a file the service would refuse is not
-/// sent at all. The defaults are seed 002's video limits: MP4 only, at most 15 MB, 0.5–30 s,
-/// 32×32 to 1280×1024, aspect ratio 1:3 to 3:1, at most 40 fps, mono or stereo audio. Later
-/// service limits were larger, so every one is configuration.
+/// sent at all. The defaults are Twitter's video limits for the v1.1 chunked upload
+/// (``twitterVideo``): MP4 only, at most 15 MB, 0.5–30 s, 32×32 to 1280×1024, aspect ratio
+/// 1:3 to 3:1, at most 40 fps, mono or stereo audio. Later service limits were larger, so
+/// every one is configuration.
 ///
 /// ``validate(byteCount:mediaType:)`` checks size and type only; ``validate(video:mediaType:)``
 /// also parses the MP4 with ``MP4Inspector`` and checks duration, dimensions, aspect ratio,
@@ -33,7 +34,7 @@ public struct MediaLimits: Sendable, Hashable {
     /// Most channels an audio track may have (2: mono or stereo).
     public var maxAudioChannels: Int
 
-    /// Creates limits; each default is seed 002's.
+    /// Creates limits; each default is ``twitterVideo``'s.
     public init(
         maxVideoBytes: Int = 15 * 1024 * 1024, videoTypes: Set<String> = ["video/mp4"], maxImageBytes: Int = 5 * 1024 * 1024,
         videoDuration: ClosedRange<Double> = 0.5...30, minVideoWidth: Int = 32, minVideoHeight: Int = 32,
@@ -53,8 +54,9 @@ public struct MediaLimits: Sendable, Hashable {
         self.maxAudioChannels = maxAudioChannels
     }
 
-    /// Seed 002's limits.
-    public static let seed002 = MediaLimits()
+    /// Twitter's video limits for the v1.1 chunked upload: MP4, 15 MB, 0.5–30 s, up to
+    /// 1280×1024 at 40 fps (the defaults).
+    public static let twitterVideo = MediaLimits()
 
     /// Throws `.invalidRequest` when `byteCount` bytes of `mediaType` exceed the limits.
     public func validate(byteCount: Int, mediaType: String) throws {

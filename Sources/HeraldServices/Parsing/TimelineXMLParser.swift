@@ -5,7 +5,7 @@ import FoundationXML
 #endif
 
 /// Parses a timeline in the XML format (`<statuses><status>…`) with the SAX-style
-/// `XMLParser`, as seed 001 did: the parser tracks the element path, text is trimmed of white
+/// `XMLParser`: the parser tracks the element path, text is trimmed of white
 /// space, entities are decoded, and unknown elements are skipped.
 public enum TimelineXMLParser {
     /// Parses `data` into statuses in document order.

@@ -29,7 +29,7 @@ public struct XClient: Sendable {
     /// Status polls before an upload that is still processing is given up.
     public var maxStatusPolls: Int
     /// Limits checked locally before an upload starts; nil checks nothing.
-    public var mediaLimits: MediaLimits? = .seed002
+    public var mediaLimits: MediaLimits? = .twitterVideo
 
     /// The post fields Herald asks for on every read.
     public static let tweetFields = "created_at,author_id,referenced_tweets"
