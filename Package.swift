@@ -21,6 +21,7 @@ let package = Package(
         .library(name: "HeraldLifecycle", targets: ["HeraldLifecycle"]),
         .library(name: "HeraldNATS", targets: ["HeraldNATS"]),
         .library(name: "HeraldCluster", targets: ["HeraldCluster"]),
+        .library(name: "HeraldTesting", targets: ["HeraldTesting"]),
     ],
     targets: [
         // The bus. Standard library, Synchronization and FoundationEssentials only,
@@ -31,6 +32,11 @@ let package = Package(
         // helpers. Standard library and Synchronization only.
         .target(name: "HeraldSync"),
 
+        // For the tests of code that uses the bus: a recording subscriber and a manual clock.
+        // The bus and the lock only, so an app's test target can take it.
+        .target(name: "HeraldTesting", dependencies: ["Herald", "HeraldSync"]),
+        .testTarget(name: "HeraldTestingTests", dependencies: ["HeraldTesting", "Herald"]),
+
         // Threads and I/O above the bus: BlockingIOThread and NamedThread, the one POSIX socket
         // layer (HTTP server, HTTP client, NATS client), TLS and HMAC over the system's OpenSSL
         // loaded at run time. Foundation, Dispatch and Glibc; never imported by the bus.
@@ -40,7 +46,7 @@ let package = Package(
         // One lifecycle for every long-running part: Service, ServiceGroup (start in order, stop in
         // reverse on signals, a duration or a failure), graceful shutdown, UnixSignalsSequence.
         .target(name: "HeraldLifecycle", dependencies: ["HeraldSync"]),
-        .testTarget(name: "HeraldLifecycleTests", dependencies: ["HeraldLifecycle", "HeraldTestSupport", "HeraldSync"]),
+        .testTarget(name: "HeraldLifecycleTests", dependencies: ["HeraldTesting", "HeraldLifecycle", "HeraldTestSupport", "HeraldSync"]),
 
         // A NATS client (core protocol, reconnect, request/reply) and the JetStream API it needs
         // (streams, consumers, acked publishes, pull consumers, key-value buckets). Foundation,
@@ -73,7 +79,7 @@ let package = Package(
         // The HTTP/1.1 server under the sandbox and the status endpoint: POSIX sockets on threads
         // of its own (never the cooperative pool), RFC 9112 request reading, limits, streams.
         .target(name: "HeraldHTTP", dependencies: ["HeraldSync", "HeraldIO"]),
-        .testTarget(name: "HeraldHTTPTests", dependencies: ["HeraldHTTP", "HeraldTestSupport", "HeraldSync", "HeraldIO"]),
+        .testTarget(name: "HeraldHTTPTests", dependencies: ["HeraldTesting", "HeraldHTTP", "HeraldTestSupport", "HeraldSync", "HeraldIO"]),
 
         // A loopback HTTP/1.1 emulator of the three services, with fault injection.
         // It shares no code with HeraldServices so a client bug cannot hide behind its mirror.
@@ -88,12 +94,12 @@ let package = Package(
         // Helpers shared by the test targets (curl as a real client).
         .target(name: "HeraldTestSupport", dependencies: ["HeraldSync"], path: "Tests/HeraldTestSupport"),
         .testTarget(
-            name: "HeraldServicesTests", dependencies: ["HeraldServices", "HeraldSandbox", "HeraldHTTP", "HeraldTestSupport", "HeraldSync", "HeraldIO"],
+            name: "HeraldServicesTests", dependencies: ["HeraldTesting", "HeraldServices", "HeraldSandbox", "HeraldHTTP", "HeraldTestSupport", "HeraldSync", "HeraldIO"],
             exclude: ["Support/tls_server.py"]
         ),
         .testTarget(name: "HeraldSandboxTests", dependencies: ["HeraldSandbox", "HeraldHTTP", "HeraldTestSupport", "HeraldSync", "HeraldIO"]),
 
-        .testTarget(name: "HeraldTests", dependencies: ["Herald", "HeraldTestSupport", "HeraldSync"]),
+        .testTarget(name: "HeraldTests", dependencies: ["HeraldTesting", "Herald", "HeraldTestSupport", "HeraldSync"]),
         .testTarget(
             name: "ExampleTests",
             dependencies: ["Herald"],
@@ -106,7 +112,7 @@ let package = Package(
         // The daemon's status endpoint: Prometheus metrics, /status, /events (SSE), the live page.
         .target(name: "HeraldStatus", dependencies: ["Herald", "HeraldHTTP", "HeraldLoaders", "HeraldSubscribers", "HeraldLifecycle", "HeraldSync"]),
         .testTarget(name: "HeraldStatusTests", dependencies: [
-            "HeraldStatus", "Herald", "HeraldHTTP", "HeraldLifecycle", "HeraldLoaders", "HeraldServices", "HeraldSubscribers", "HeraldTestSupport",
+            "HeraldTesting", "HeraldStatus", "Herald", "HeraldHTTP", "HeraldLifecycle", "HeraldLoaders", "HeraldServices", "HeraldSubscribers", "HeraldTestSupport",
             "HeraldSync", "HeraldIO",
         ]),
         // Several daemons on NATS JetStream: the event bridge, leased loaders with their state in
@@ -116,7 +122,7 @@ let package = Package(
             dependencies: ["Herald", "HeraldServices", "HeraldLoaders", "HeraldSubscribers", "HeraldLifecycle", "HeraldSync", "HeraldIO", "HeraldNATS"]
         ),
         .testTarget(name: "HeraldClusterTests", dependencies: [
-            "HeraldCluster", "Herald", "HeraldLoaders", "HeraldSubscribers", "HeraldServices", "HeraldSandbox", "HeraldTestSupport", "HeraldSync",
+            "HeraldTesting", "HeraldCluster", "Herald", "HeraldLoaders", "HeraldSubscribers", "HeraldServices", "HeraldSandbox", "HeraldTestSupport", "HeraldSync",
         ]),
         .target(
             name: "HeraldRuntime",
@@ -138,9 +144,9 @@ let package = Package(
             dependencies: ["Herald", "HeraldLoaders", "HeraldServices", "HeraldSandbox"],
             path: "Examples/todo-flow"
         ),
-        .testTarget(name: "HeraldLoadersTests", dependencies: ["Herald", "HeraldLoaders", "HeraldServices", "HeraldSandbox", "HeraldSync", "HeraldTestSupport"]),
+        .testTarget(name: "HeraldLoadersTests", dependencies: ["HeraldTesting", "Herald", "HeraldLoaders", "HeraldServices", "HeraldSandbox", "HeraldSync", "HeraldTestSupport"]),
         .testTarget(name: "HeraldRuntimeTests", dependencies: [
-            "Herald", "HeraldRuntime", "HeraldCluster", "HeraldSubscribers", "HeraldLoaders", "HeraldServices", "HeraldSandbox", "HeraldTestSupport", "HeraldSync",
+            "HeraldTesting", "Herald", "HeraldRuntime", "HeraldCluster", "HeraldSubscribers", "HeraldLoaders", "HeraldServices", "HeraldSandbox", "HeraldTestSupport", "HeraldSync",
             "HeraldIO",
         ]),
         .testTarget(name: "HeraldCLITests", dependencies: ["HeraldTestSupport", "HeraldSync", "HeraldNATS"]),

@@ -5,6 +5,7 @@ import HeraldLifecycle
 import HeraldSync
 import HeraldTestSupport
 import Testing
+import HeraldTesting
 
 /// A cluster without a server: buckets in memory, a publisher and consumers that answer at once
 /// (with nothing to pull), reports a test yields.

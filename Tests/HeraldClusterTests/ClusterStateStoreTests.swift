@@ -3,6 +3,7 @@ import HeraldLoaders
 import HeraldSync
 import HeraldTestSupport
 import Testing
+import HeraldTesting
 
 @Suite struct ClusterStateStoreTests {
     @Test func aNewHolderReadsWhatTheLastHolderSaved() async throws {

@@ -2,6 +2,7 @@ import Foundation
 @testable import HeraldCluster
 import HeraldTestSupport
 import Testing
+import HeraldTesting
 
 /// The values nodes leave for each other in the key-value buckets keep the bytes every Herald
 /// version wrote (a mixed-version cluster shares one bucket): a lease's holder and a post's record.

@@ -1,6 +1,7 @@
 import HeraldCluster
 import HeraldTestSupport
 import Testing
+import HeraldTesting
 
 @Suite struct LeaseTests {
     private func pair(ttl: Duration = .seconds(15)) -> (ManualClock, InMemoryKeyValue<ManualClock>, LoaderLease<ManualClock>, LoaderLease<ManualClock>) {

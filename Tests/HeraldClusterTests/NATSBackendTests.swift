@@ -6,6 +6,7 @@ import HeraldNATS
 import HeraldSubscribers
 import HeraldTestSupport
 import Testing
+import HeraldTesting
 
 /// The backend, the exporter and the importer against a real `nats-server -js`.
 @Suite(.serialized, .enabled(if: NATSServerProcess.isAvailable, "nats-server is not installed"), .timeLimit(.minutes(3)))
@@ -84,7 +85,7 @@ struct NATSBackendTests {
         try await watcher.flush()
 
         let bus = EventBus()
-        let local = try BusLog(bus, matching: "orders.>")
+        let local = try EventRecorder(bus: bus, matching: "orders.>")
         let group = await RunningGroup([.init("export", EventExporter(bus: bus, publisher: backend.publisher, node: "a",
                                                                       patterns: ["orders.>"], clock: ContinuousClock()))])
         try await bus.publish(Signal(topic: "orders.created", n: 7), from: "shop")
@@ -126,7 +127,7 @@ struct NATSBackendTests {
         let a = try await NATSClusterBackend.open(ClusterTestSettings.make([server.url], node: "a"))
         let b = try await NATSClusterBackend.open(ClusterTestSettings.make([server.url], node: "b"))
         let busA = EventBus(), busB = EventBus()
-        let logA = try BusLog(busA), logB = try BusLog(busB)
+        let logA = try EventRecorder(bus: busA), logB = try EventRecorder(bus: busB)
         let clock = ContinuousClock()
         let groupA = await RunningGroup([
             .init("export", EventExporter(bus: busA, publisher: a.publisher, node: "a", patterns: [">"], clock: clock)),

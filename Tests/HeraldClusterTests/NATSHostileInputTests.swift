@@ -4,6 +4,7 @@ import HeraldCluster
 import HeraldNATS
 import HeraldTestSupport
 import Testing
+import HeraldTesting
 
 /// Messages and servers that misbehave: one message's bad header block is that message's
 /// problem; a server that drops every connection after the handshake is named as the cause.
@@ -16,7 +17,7 @@ struct NATSHostileInputTests {
         defer { Task { await server.stop() } }
         let a = try await NATSClusterBackend.open(ClusterTestSettings.make([server.url], node: "a"))
         let bus = EventBus()
-        let log = try BusLog(bus)
+        let log = try EventRecorder(bus: bus)
         let reports = Task { for await report in a.reports { _ = try? await bus.publish(report, from: "cluster") } }
         let group = await RunningGroup([.init("import", EventImporter(bus: bus, consumer: a.imports, node: "a", clock: ContinuousClock()))])
 
@@ -28,10 +29,10 @@ struct NATSHostileInputTests {
         raw.send("PUB herald.orders.good \(good.utf8.count)\r\n\(good)\r\nPING\r\n")
         _ = await raw.read { $0.contains("PONG") }
 
-        let seen = await log.wait { envelopes in
+        await log.wait { envelopes in
             envelopes.contains { $0.event is ClusterImportRejected || ($0.event as? ClusterConnectionChanged)?.kind == .disconnected }
         }
-        let disconnects = seen.compactMap { $0.event as? ClusterConnectionChanged }.filter { $0.kind == .disconnected }
+        let disconnects = log.events(ClusterConnectionChanged.self).filter { $0.kind == .disconnected }
         guard disconnects.isEmpty else {
             Issue.record("the message cost the connection: \(disconnects)")
             await group.stop()

@@ -9,6 +9,7 @@ import HeraldSubscribers
 import HeraldSync
 import HeraldTestSupport
 import Testing
+import HeraldTesting
 
 /// A post service that counts what it posts; with `mayExist` it finds a post already made for
 /// the key (as the BaaS lookup and the Twitter-style duplicate status do), and it can hold its
@@ -136,7 +137,7 @@ struct NATSLeaseAndPostTests {
         #expect(probe.lastHolder == "a" && !probe.isHeld)
 
         let busB = EventBus()
-        let log = try BusLog(busB, matching: "cluster.lease.>")
+        let log = try EventRecorder(bus: busB, matching: "cluster.lease.>")
         let service = LeasedLoaderService(lease: LoaderLease(loader: "home", node: "b", ttl: .seconds(10), bucket: b.leases, clock: clock),
                                           states: b.states, ledger: nil, bus: busB, clock: clock,
                                           makeLoader: { _ in IdleLoader(id: "home") }, makeSchedule: { _ in IdleSchedule() })
@@ -176,7 +177,7 @@ struct NATSLeaseAndPostTests {
         let watch = try bus.subscribe(to: ClusterLeaseChanged.self) { change in
             if change.change == .lost { readinessAtLoss.keep(connection.notConnectedReason ?? "ready") }
         }
-        let log = try BusLog(bus, matching: "cluster.>")
+        let log = try EventRecorder(bus: bus, matching: "cluster.>")
         let group = await RunningGroup([
             .init("cluster.connection", connection),
             .init("loaders.home", DeferredService {
@@ -205,7 +206,7 @@ struct NATSLeaseAndPostTests {
         let a = try await NATSClusterBackend.open(ClusterTestSettings.make([server.url], node: "a", ackWait: .seconds(30)))
         let service = CountingPostService(holding: true)
         let bus = EventBus()
-        let log = try BusLog(bus, matching: "post.>")
+        let log = try EventRecorder(bus: bus, matching: "post.>")
         let group = await RunningGroup([.init("posts", Self.worker(a, service, bus: bus))])
         let stored = await a.publisher.publish([try Self.message(Self.intent("todo:1"), node: "a")])
         #expect(try stored.first?.get().stream == "HERALD_POSTS")
@@ -241,7 +242,7 @@ struct NATSLeaseAndPostTests {
         _ = try await service.post(Self.intent("todo:7"), mayExist: false, progress: { _ in })
 
         let bus = EventBus()
-        let log = try BusLog(bus, matching: "post.>")
+        let log = try EventRecorder(bus: bus, matching: "post.>")
         let group = await RunningGroup([.init("posts", Self.worker(a, service, bus: bus))])
         let sent = await log.first(PostSent.self)
         #expect(sent?.key == "todo:7" && sent?.id == "post-1")
@@ -260,7 +261,7 @@ struct NATSLeaseAndPostTests {
                                       value: Array(#"{"id":"post-41","key":"todo:9","node":"c","result":"sent"}"#.utf8))
         let service = CountingPostService()
         let bus = EventBus()
-        let log = try BusLog(bus, matching: "post.>")
+        let log = try EventRecorder(bus: bus, matching: "post.>")
         let group = await RunningGroup([.init("posts", Self.worker(a, service, bus: bus))])
         _ = await a.publisher.publish([try Self.message(Self.intent("todo:9"), node: "c")])
         let sent = await log.first(PostSent.self)
@@ -276,7 +277,7 @@ struct NATSLeaseAndPostTests {
         let a = try await NATSClusterBackend.open(ClusterTestSettings.make([server.url], node: "a", ackWait: .seconds(2)))
         let service = CountingPostService()
         let bus = EventBus()
-        let log = try BusLog(bus, matching: ">")
+        let log = try EventRecorder(bus: bus, matching: ">")
         let group = await RunningGroup([.init("posts", Self.worker(a, service, bus: bus))])
 
         // What anyone on the NATS account can publish: an intent as a node writes it, unsigned,
@@ -309,7 +310,7 @@ struct NATSLeaseAndPostTests {
         // which posts it once this node is gone.
         let otherService = CountingPostService()
         let otherBus = EventBus()
-        let otherLog = try BusLog(otherBus, matching: "post.>")
+        let otherLog = try EventRecorder(bus: otherBus, matching: "post.>")
         let b = try await NATSClusterBackend.open(ClusterTestSettings.make([server.url], node: "b", ackWait: .seconds(2)))
         let otherWorker = ClusterPostWorker(name: "posts", rules: [Self.rule], services: ["svc": otherService], consumer: b.intents, records: b.states,
                                             bus: otherBus, node: "b", authenticator: otherAuthenticator,

@@ -7,6 +7,7 @@ import HeraldSubscribers
 import HeraldSync
 import HeraldTestSupport
 import Testing
+import HeraldTesting
 
 /// A post service whose first answer waits until the test lets it go, then is the Twitter-style
 /// refusal of a duplicate status (code 187): what a node paused past the ack wait meets when
@@ -62,7 +63,7 @@ struct PostWorkerLateAttemptTests {
         let rule = PostRule(name: "todo", on: "orders.>", service: "svc", target: .status(text: try PostTemplate("x"), media: nil))
         let service = LateDuplicateService()
         let bus = EventBus()
-        let log = try BusLog(bus, matching: "post.>")
+        let log = try EventRecorder(bus: bus, matching: "post.>")
         let worker = ClusterPostWorker(name: "posts", rules: [rule], services: ["svc": service], consumer: a.intents, records: a.states, bus: bus,
                                        node: "a", authenticator: authenticator, retry: .init(initial: .milliseconds(50), maximum: .seconds(1), attempts: 3),
                                        ackWait: a.settings.ackWait, clock: ContinuousClock())

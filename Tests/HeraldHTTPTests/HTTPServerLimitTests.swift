@@ -1,5 +1,6 @@
 import Foundation
 import HeraldTestSupport
+import HeraldTesting
 import Synchronization
 import Testing
 

@@ -1,4 +1,5 @@
 @testable import HeraldLifecycle
+import HeraldTesting
 
 struct Failure: Error, Equatable, CustomStringConvertible {
     var message: String
@@ -9,16 +10,16 @@ struct Failure: Error, Equatable, CustomStringConvertible {
 /// shutdown or a cancellation; announces itself once `ready` opens (at once by default).
 struct RecordingService: Service {
     let name: String
-    let log: Recorder<String>
+    let log: Recording<String>
     var ready: Gate? = nil
 
     func run() async throws {
-        log.record("start \(name)")
+        log.append("start \(name)")
         if let ready { try await ready.wait() }
-        log.record("ready \(name)")
+        log.append("ready \(name)")
         announceStarted()
         try? await gracefulShutdown()
-        log.record("stop \(name)\(Task.isCancelled ? " (cancelled)" : "")")
+        log.append("stop \(name)\(Task.isCancelled ? " (cancelled)" : "")")
     }
 }
 
@@ -26,11 +27,11 @@ struct RecordingService: Service {
 /// announcing itself.
 struct FailingService: Service {
     let name: String
-    let log: Recorder<String>
+    let log: Recording<String>
     var announces = true
 
     func run() async throws {
-        log.record("start \(name)")
+        log.append("start \(name)")
         if announces {
             announceStarted()
             try await waitUntilGroupStarted()

@@ -3,6 +3,7 @@ import Herald
 import HeraldLoaders
 import HeraldSandbox
 import HeraldServices
+import HeraldTesting
 import Synchronization
 import HeraldSync
 import HeraldTestSupport
@@ -18,11 +19,11 @@ struct LoaderHarness {
     let recorder: EventRecorder
     let transport: RecordingTransport
     let stateDirectory: URL
-    let time: TestTime
+    let time: ManualDate
 
     static func run<T>(_ configure: (inout SandboxConfiguration) -> Void = { _ in }, timeout: Duration = .seconds(120),
                        _ body: (LoaderHarness) async throws -> T) async throws -> T {
-        let time = TestTime()
+        let time = ManualDate(Date(timeIntervalSince1970: 1_780_000_000))
         var configuration = SandboxConfiguration(now: { time.now })
         configure(&configuration)
         let sandbox = try await Sandbox.start(configuration)
@@ -40,12 +41,12 @@ struct LoaderHarness {
         }
     }
 
-    private init(sandbox: Sandbox, transport: RecordingTransport, stateDirectory: URL, time: TestTime) throws {
+    private init(sandbox: Sandbox, transport: RecordingTransport, stateDirectory: URL, time: ManualDate) throws {
         self.sandbox = sandbox
         self.transport = transport
         self.stateDirectory = stateDirectory
         self.time = time
-        self.recorder = try EventRecorder(bus: bus)
+        self.recorder = try EventRecorder(bus: bus, matching: "loader.>")
     }
 
     var store: LoaderStateStore { LoaderStateStore(directory: stateDirectory) }
@@ -74,35 +75,6 @@ struct LoaderHarness {
         return BaaSClient(configuration: BaaSConfiguration(
             endpoint: sandbox.baseURL, tenantID: configuration.baasTenant, applicationID: configuration.baasApplicationID,
             applicationKey: configuration.baasApplicationKey), transport: transport)
-    }
-}
-
-/// Records every `loader.>` envelope, inline, in publication order.
-final class EventRecorder: Sendable {
-    private let storage = SyncLock<[Envelope<any Event>]>([])
-    private let subscription = SyncLock<Subscription?>(nil)
-
-    init(bus: EventBus) throws {
-        let token = try bus.subscribe(matching: "loader.>") { [weak self] envelope in
-            self?.storage.withLock { $0.append(envelope) }
-        }
-        subscription.withLock { $0 = token }
-    }
-
-    var topics: [String] { storage.withLock { $0.map(\.topic.name) } }
-    var envelopes: [Envelope<any Event>] { storage.withLock { $0 } }
-
-    func events<E: Event>(_ type: E.Type) -> [E] { envelopes.compactMap { $0.event as? E } }
-}
-
-/// The sandbox's time in a test: a fixed date that moves only by ``advance(by:)``.
-final class TestTime: Sendable {
-    private let date = SyncLock(Date(timeIntervalSince1970: 1_780_000_000))
-
-    var now: Date { date.withLock { $0 } }
-
-    func advance(by seconds: TimeInterval) {
-        date.withLock { $0 += seconds }
     }
 }
 

@@ -7,6 +7,7 @@ import HeraldRuntime
 import HeraldIO
 import HeraldSync
 import HeraldTestSupport
+import HeraldTesting
 import Testing
 #if canImport(Glibc)
 import Glibc

@@ -4,6 +4,7 @@ import HeraldSubscribers
 import HeraldSync
 import HeraldTestSupport
 import Testing
+import HeraldTesting
 
 /// The daemon as a group of services: what it reports when it starts and stops, and a part
 /// that fails named in its error.

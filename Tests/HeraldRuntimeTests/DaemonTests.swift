@@ -2,6 +2,7 @@ import Foundation
 import HeraldRuntime
 import HeraldSandbox
 import HeraldSubscribers
+import HeraldTesting
 import Synchronization
 import HeraldTestSupport
 import Testing

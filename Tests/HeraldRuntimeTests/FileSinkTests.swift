@@ -2,6 +2,7 @@ import Foundation
 import Herald
 import HeraldSubscribers
 import HeraldTestSupport
+import HeraldTesting
 import Testing
 #if canImport(Glibc)
 import Glibc

@@ -5,61 +5,12 @@ import HeraldSandbox
 import HeraldServices
 @testable import HeraldSubscribers
 import HeraldTestSupport
+import HeraldTesting
 import Synchronization
 import HeraldIO
 import HeraldSync
 
-/// Records envelopes and lets a test await a condition on them, with a generous bound and
-/// without sleeping.
-final class EnvelopeRecorder: Sendable {
-    private struct Waiter {
-        var predicate: @Sendable ([Envelope<any Event>]) -> Bool
-        var continuation: CheckedContinuation<Bool, Never>
-    }
-
-    private struct State {
-        var envelopes: [Envelope<any Event>] = []
-        var waiters: [UUID: Waiter] = [:]
-    }
-
-    private let state = SyncLock(State())
-
-    var envelopes: [Envelope<any Event>] { state.withLock { $0.envelopes } }
-    var topics: [String] { envelopes.map(\.topic.name) }
-
-    func events<E: Event>(_ type: E.Type) -> [E] { envelopes.compactMap { $0.event as? E } }
-
-    func record(_ envelope: Envelope<any Event>) {
-        let ready = state.withLock { state -> [CheckedContinuation<Bool, Never>] in
-            state.envelopes.append(envelope)
-            let done = state.waiters.filter { $0.value.predicate(state.envelopes) }
-            for key in done.keys { state.waiters[key] = nil }
-            return done.values.map(\.continuation)
-        }
-        ready.forEach { $0.resume(returning: true) }
-    }
-
-    /// Waits until `predicate` holds for what was recorded; false after `bound`.
-    func wait(bound: Duration = .seconds(300), until predicate: @escaping @Sendable ([Envelope<any Event>]) -> Bool) async -> Bool {
-        let id = UUID()
-        return await withCheckedContinuation { continuation in
-            let holds = state.withLock { state -> Bool in
-                if predicate(state.envelopes) { return true }
-                state.waiters[id] = Waiter(predicate: predicate, continuation: continuation)
-                return false
-            }
-            if holds {
-                continuation.resume(returning: true)
-                return
-            }
-            let (seconds, attoseconds) = bound.components
-            DispatchQueue.global().asyncAfter(deadline: .now() + Double(seconds) + Double(attoseconds) / 1e18) { [self] in
-                let waiter = state.withLock { $0.waiters.removeValue(forKey: id) }
-                waiter?.continuation.resume(returning: false)
-            }
-        }
-    }
-
+extension EventRecorder {
     /// Waits until `count` events of `type` were recorded.
     func wait<E: Event>(for count: Int, _ type: E.Type) async -> Bool {
         await wait { envelopes in envelopes.filter { $0.event is E }.count >= count }
@@ -73,7 +24,7 @@ struct PostHarness {
     let clock: ManualClock
     let start: Date
     let directory: URL
-    let recorder: EnvelopeRecorder
+    let recorder: EventRecorder
     let transport = SchemeRoutingTransport(defaultTimeout: .seconds(120))
 
     static func run<T>(start: Date = Date(), _ configure: (inout SandboxConfiguration) -> Void = { _ in },
@@ -82,7 +33,7 @@ struct PostHarness {
         configure(&configuration)
         let sandbox = try await Sandbox.start(configuration)
         let bus = EventBus()
-        let recorder = EnvelopeRecorder()
+        let recorder = EventRecorder()
         let subscription = try bus.subscribe(matching: "post.>", delivery: .inline) { recorder.record($0) }
         let uploads = try bus.subscribe(matching: "upload.>", delivery: .inline) { recorder.record($0) }
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("herald-post-\(UUID().uuidString)")

@@ -1,6 +1,7 @@
 import Foundation
 import HeraldLoaders
 import HeraldRuntime
+import HeraldTesting
 import Synchronization
 import HeraldTestSupport
 import Testing

@@ -7,14 +7,6 @@ import Testing
 import HeraldHTTP
 import HeraldSync
 
-/// A wall clock a test sets by hand.
-final class SettableTime: Sendable {
-    private let date: SyncLock<Date>
-    init(_ start: Date) { date = SyncLock(start) }
-    var now: Date { date.withLock { $0 } }
-    func advance(by seconds: TimeInterval) { date.withLock { $0 = $0.addingTimeInterval(seconds) } }
-}
-
 /// One exchange made by curl in its own process, so every request has a fresh connection and
 /// no client retries a dropped one behind the test's back.
 struct Exchange {
@@ -234,7 +226,7 @@ extension Sandbox {
 @Suite struct GrowingTodoBucketTests {
     @Test(.enabled(if: Curl.isAvailable), .timeLimit(.minutes(5)))
     func theTodoBucketGrowsOneTodoPerIntervalOfTheInjectedClock() async throws {
-        let time = SettableTime(Date(timeIntervalSince1970: 1_700_000_000))
+        let time = ManualDate(Date(timeIntervalSince1970: 1_700_000_000))
         let sandbox = try await Sandbox.start(SandboxConfiguration(todoInterval: 15, now: { time.now }))
         defer { Task { await sandbox.stop() } }
         let url = sandbox.bucketURL("todos")
@@ -262,7 +254,7 @@ extension Sandbox {
     }
 
     @Test func withoutATodoIntervalBucketsStayAsClientsLeaveThem() async throws {
-        let time = SettableTime(Date(timeIntervalSince1970: 1_700_000_000))
+        let time = ManualDate(Date(timeIntervalSince1970: 1_700_000_000))
         let sandbox = try await Sandbox.start(SandboxConfiguration(now: { time.now }))
         time.advance(by: 86_400)
         #expect(sandbox.objects(inBucket: "todos").isEmpty)

@@ -5,6 +5,7 @@ import HeraldTestSupport
 import Testing
 
 @testable import HeraldStatus
+import HeraldTesting
 
 /// `GET /events`: one SSE message per event, `id:` its sequence number and `data:` the archive's
 /// JSON object; `?topic=` filters; a client that does not read is dropped, visibly, without
@@ -12,7 +13,7 @@ import Testing
 @Suite(.timeLimit(.minutes(5))) struct EventStreamTests {
     @Test func eachEventIsOneMessageWithItsSequenceAndTheArchivesJSON() async throws {
         let bus = EventBus()
-        let recorder = Recorder()
+        let recorder = EventRecorder()
         let recording = try bus.subscribe(matching: "test.>") { recorder.record($0) }
         defer { recording.cancel() }
         let running = try await RunningEndpoint.start(StatusSources(bus: bus))
@@ -78,7 +79,7 @@ import Testing
 
     @Test func aClientThatDoesNotReadIsDroppedVisiblyAndTheOthersGetEveryEvent() async throws {
         let bus = EventBus()
-        let recorder = Recorder()
+        let recorder = EventRecorder()
         let recording = try bus.subscribe(matching: "status.>") { recorder.record($0) }
         defer { recording.cancel() }
         let running = try await RunningEndpoint.start(StatusSources(bus: bus), streamBuffer: 64 * 1024)

@@ -8,6 +8,7 @@ import HeraldTestSupport
 import Testing
 
 @testable import HeraldStatus
+import HeraldTesting
 
 /// A post service that posts, refuses or holds by the text: `fail` is refused for good, `hold`
 /// waits until released.
@@ -77,7 +78,7 @@ final class ScriptedPosts: PostService {
         defer { try? FileManager.default.removeItem(at: directory) }
         let bus = EventBus()
         let sources = StatusSources(bus: bus)
-        let recorder = Recorder()
+        let recorder = EventRecorder()
         let recording = try bus.subscribe(matching: .all) { recorder.record($0) }
         defer { recording.cancel() }
 
@@ -105,7 +106,7 @@ final class ScriptedPosts: PostService {
         for n in 1...3 { try bus.post(Ping(topic: "test.one", n: n)) }
         try bus.post(Word(topic: "test.post", n: 1, word: "ok"))
         try bus.post(Word(topic: "test.post", n: 2, word: "fail"))
-        await recorder.wait { $0.contains("post.echo.sent") && $0.contains("post.echo.failed") }
+        await recorder.wait { $0.map(\.topic.name).contains("post.echo.sent") && $0.map(\.topic.name).contains("post.echo.failed") }
         try bus.post(Word(topic: "test.post", n: 3, word: "hold"))
         await posts.waitUntilHolding()
 
@@ -134,7 +135,7 @@ final class ScriptedPosts: PostService {
         await clock.waitForSleepers(1)
         sources.markReady()
         posts.release()
-        await recorder.wait { $0.filter { $0 == "post.echo.sent" }.count == 2 }
+        await recorder.wait { $0.filter { $0.topic.name == "post.echo.sent" }.count == 2 }
         _ = await bus.shutdown(timeout: .seconds(120))  // the archive's mailbox drained
         metrics = samples(try await running.get("/metrics").body)
         #expect(metrics[#"herald_loader_pulls_total{loader="home"}"#] == 2)

@@ -6,6 +6,7 @@ import HeraldTestSupport
 import Testing
 
 @testable import HeraldStatus
+import HeraldTesting
 
 /// The real validator on real output: `promtool check metrics` (Debian's `prometheus` package,
 /// which .ci/run installs). A missing promtool fails the test; `HERALD_SKIP_PROMTOOL=1` skips it

@@ -56,32 +56,3 @@ func samples(_ text: String) -> [String: Double] {
     return samples
 }
 
-/// Records envelopes, and lets a test await a condition on them without sleeping.
-final class Recorder: Sendable {
-    private let state = SyncLock<(envelopes: [Envelope<any Event>], waiters: [CheckedContinuation<Void, Never>])>(([], []))
-
-    var topics: [String] { state.withLock { $0.envelopes.map(\.topic.name) } }
-    var envelopes: [Envelope<any Event>] { state.withLock { $0.envelopes } }
-
-    func record(_ envelope: Envelope<any Event>) {
-        let waiters = state.withLock { state in
-            state.envelopes.append(envelope)
-            defer { state.waiters = [] }
-            return state.waiters
-        }
-        waiters.forEach { $0.resume() }
-    }
-
-    func wait(until condition: @escaping @Sendable ([String]) -> Bool) async {
-        while !condition(topics) {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let ready = state.withLock { state -> Bool in
-                    if condition(state.envelopes.map(\.topic.name)) { return true }
-                    state.waiters.append(continuation)
-                    return false
-                }
-                if ready { continuation.resume() }
-            }
-        }
-    }
-}

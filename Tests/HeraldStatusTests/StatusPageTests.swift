@@ -6,6 +6,7 @@ import HeraldTestSupport
 import Testing
 
 @testable import HeraldStatus
+import HeraldTesting
 
 /// The status page in a real browser: headless Chromium loads it from a running endpoint, and
 /// the rendered DOM shows the loaders and the outbox, and its chart and event list change when

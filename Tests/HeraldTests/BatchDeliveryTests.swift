@@ -1,5 +1,6 @@
 import Herald
 import Testing
+import HeraldTesting
 
 @Suite struct BatchDeliveryTests {
     /// Posts `count` retained notes on distinct topics: a subscription made afterwards finds them
@@ -13,11 +14,11 @@ import Testing
     @Test func waitingEventsArriveTogetherInOneBatchInOrder() async throws {
         let bus = EventBus()
         try Self.postRetained(50, on: bus)
-        let batches = Recorder<[String]>()
+        let batches = Recording<[String]>()
         let token = try bus.subscribeInBatches(matching: "test.batch.>", capacity: 8) { batch in
             batches.append(batch.map { ($0.event as? Note)?.text ?? "?" })
         }
-        #expect(await batches.waitFor(count: 1))
+        #expect(await batches.wait(forCount: 1))
         #expect(batches.values.first == (0..<50).map { "\($0)" }, "retained events beyond the capacity come as one batch")
 
         // Live events follow, in order, whatever the batches' sizes.
@@ -31,14 +32,14 @@ import Testing
     @Test func batchIndicesNameTheEventsAFailureReports() async throws {
         let bus = EventBus()
         try Self.postRetained(6, on: bus)
-        let failures = Recorder<SubscriberFailed>()
+        let failures = Recording<SubscriberFailed>()
         let failed = try bus.subscribe(to: SubscriberFailed.self) { failures.append($0) }
         let token = try bus.subscribeInBatches(matching: "test.batch.>", name: "partial") { batch in
             // Fail the events with odd texts, named by their indices in the batch.
             let odd = batch.indices.filter { (Int((batch[$0].event as? Note)?.text ?? "") ?? 0) % 2 == 1 }
             throw EventBatchFailures(odd.map { ($0, Boom()) } + [(batch.endIndex, Boom())])
         }
-        #expect(await failures.waitFor(count: 3))
+        #expect(await failures.wait(forCount: 3))
         _ = await bus.shutdown(timeout: .seconds(3_600))
         #expect(failures.values.map(\.eventTopic.name) == ["test.batch.n1", "test.batch.n3", "test.batch.n5"])
         #expect(failures.values.allSatisfy { $0.subscription == "partial" && $0.error == "boom" })
@@ -50,9 +51,9 @@ import Testing
 
     @Test func afterDropsABatchStillStartsAtZeroAndItsIndicesNameTheRightEvents() async throws {
         let bus = EventBus()
-        let failures = Recorder<SubscriberFailed>()
+        let failures = Recording<SubscriberFailed>()
         let failed = try bus.subscribe(to: SubscriberFailed.self) { failures.append($0) }
-        let firsts = Recorder<String>()
+        let firsts = Recording<String>()
         let token = try bus.subscribeInBatches(matching: "test.batch.>", name: "lossy", capacity: 2, overflow: .dropOldest) { batch in
             // Each batch's first event fails, named by index 0.
             #expect(batch.startIndex == 0)
@@ -73,10 +74,10 @@ import Testing
     @Test func anyOtherErrorFailsEveryEventOfTheBatch() async throws {
         let bus = EventBus()
         try Self.postRetained(4, on: bus)
-        let failures = Recorder<SubscriberFailed>()
+        let failures = Recording<SubscriberFailed>()
         let failed = try bus.subscribe(to: SubscriberFailed.self) { failures.append($0) }
         let token = try bus.subscribeInBatches(matching: "test.batch.>", name: "thrower") { _ in throw Boom() }
-        #expect(await failures.waitFor(count: 4))
+        #expect(await failures.wait(forCount: 4))
         _ = await bus.shutdown(timeout: .seconds(3_600))
         #expect(failures.values.map(\.eventTopic.name) == (0..<4).map { "test.batch.n\($0)" })
         #expect(bus.stats().subscription(named: "thrower")?.failed == 4)
@@ -86,12 +87,12 @@ import Testing
 
     @Test func aCancelledBatchSubscriptionReceivesNothingMore() async throws {
         let bus = EventBus()
-        let received = Recorder<Int>()
+        let received = Recording<Int>()
         let token = try bus.subscribeInBatches(matching: "test.batch.>") { batch in
             for _ in batch { received.append(1) }
         }
         try bus.post(Note(topic: "test.batch.one"))
-        #expect(await received.waitFor(count: 1))
+        #expect(await received.wait(forCount: 1))
         token.cancel()
         try bus.post(Note(topic: "test.batch.two"))
         _ = await bus.shutdown(timeout: .seconds(3_600))

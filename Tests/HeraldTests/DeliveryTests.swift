@@ -1,12 +1,14 @@
 import Foundation
 import Herald
+import HeraldTestSupport
+import HeraldTesting
 import Synchronization
 import Testing
 
 @Suite struct DeliveryTests {
     @Test func subscribingByTypeDeliversTheValueInlineBeforePostReturns() throws {
         let bus = EventBus()
-        let received = Recorder<LoadFinished>()
+        let received = Recording<LoadFinished>()
         let token = try bus.subscribe(to: LoadFinished.self) { received.append($0) }
         try bus.post(LoadFinished(loader: "home", count: 3))
         #expect(received.values == [LoadFinished(loader: "home", count: 3)])
@@ -16,9 +18,9 @@ import Testing
     }
 
     @Test func subscribingByPatternDeliversEnvelopesWithEveryField() throws {
-        let date = TestDate()
+        let date = ManualDate()
         let bus = EventBus(configuration: .init(clock: { date.now }))
-        let received = Recorder<Envelope<any Event>>()
+        let received = Recording<Envelope<any Event>>()
         let token = try bus.subscribe(matching: "loader.*.failed") { received.append($0) }
         let first = try bus.post(LoadFailed(loader: "home", reason: "timeout"), from: "loader.home")
         try bus.post(LoadFinished(loader: "home", count: 1), from: "loader.home")
@@ -44,7 +46,7 @@ import Testing
 
     @Test func typedEnvelopeSubscriptionGetsTheTypedEvent() throws {
         let bus = EventBus()
-        let received = Recorder<Envelope<LoadFinished>>()
+        let received = Recording<Envelope<LoadFinished>>()
         let token = try bus.subscribe(envelopesOf: LoadFinished.self, on: "loader.home.*") { received.append($0) }
         try bus.post(LoadFinished(loader: "home", count: 2), from: "loader.home")
         try bus.post(LoadFinished(loader: "tiqav", count: 5))
@@ -55,8 +57,8 @@ import Testing
 
     @Test func senderFilterDeliversOnlyThatSendersEvents() throws {
         let bus = EventBus()
-        let home = Recorder<LoadFinished>()
-        let any = Recorder<LoadFinished>()
+        let home = Recording<LoadFinished>()
+        let any = Recording<LoadFinished>()
         let tokens = [
             try bus.subscribe(to: LoadFinished.self, from: "loader.home") { home.append($0) },
             try bus.subscribe(to: LoadFinished.self) { any.append($0) },
@@ -75,7 +77,7 @@ import Testing
         #expect(Sender(object: loader) == Sender(object: loader))
         #expect(Sender(object: loader) != Sender(object: other))
         let bus = EventBus()
-        let received = Recorder<LoadFinished>()
+        let received = Recording<LoadFinished>()
         let token = try bus.subscribe(to: LoadFinished.self, from: Sender(object: loader)) { received.append($0) }
         try bus.post(LoadFinished(loader: "a", count: 1), from: Sender(object: other))
         try bus.post(LoadFinished(loader: "b", count: 2), from: Sender(object: loader))
@@ -85,10 +87,10 @@ import Testing
 
     @Test func queuedSubscriberReceivesEveryEventInOrderOnItsOwnTask() async throws {
         let bus = EventBus()
-        let received = Recorder<Int>()
+        let received = Recording<Int>()
         let token = try bus.subscribe(to: Tick.self, delivery: .queued(capacity: 8)) { received.append($0.number) }
         for number in 0..<500 { try await bus.publish(Tick(number: number)) }
-        #expect(await received.waitFor(count: 500))
+        #expect(await received.wait(forCount: 500))
         #expect(received.values == Array(0..<500))
         withExtendedLifetime(token) {}
     }
@@ -124,7 +126,7 @@ import Testing
 
     @Test func mainActorDeliveryRunsOnTheMainActor() async throws {
         let bus = EventBus()
-        let received = Recorder<Int>()
+        let received = Recording<Int>()
         let token = try bus.subscribeOnMainActor(to: Tick.self) { tick in
             // Traps (failing the test run) unless the handler runs on the main actor.
             MainActor.assertIsolated("main-actor delivery ran off the main actor")
@@ -133,23 +135,23 @@ import Testing
         }
         try bus.post(Tick(number: 1))
         try bus.post(Tick(number: 2))
-        #expect(await received.waitFor(count: 2))
+        #expect(await received.wait(forCount: 2))
         #expect(await MainActorLog.numbers == [1, 2])
         withExtendedLifetime(token) {}
     }
 
     @Test func queuedEnvelopeAndPatternSubscriptions() async throws {
         let bus = EventBus()
-        let typed = Recorder<UInt64>()
-        let any = Recorder<Topic>()
+        let typed = Recording<UInt64>()
+        let any = Recording<Topic>()
         let tokens = [
             try bus.subscribe(envelopesOf: Tick.self, delivery: .queued()) { typed.append($0.sequence) },
             try bus.subscribe(matching: "test.>", delivery: .queued()) { any.append($0.topic) },
         ]
         try bus.post(Tick(number: 1))
         try bus.post(Tick(number: 2))
-        #expect(await typed.waitFor(count: 2))
-        #expect(await any.waitFor(count: 2))
+        #expect(await typed.wait(forCount: 2))
+        #expect(await any.wait(forCount: 2))
         #expect(typed.values == [1, 2])
         #expect(any.values == ["test.tick", "test.tick"])
         withExtendedLifetime(tokens) {}
@@ -168,7 +170,7 @@ import Testing
 
     @Test func envelopeEncodesAsOneJSONObject() throws {
         let bus = EventBus(configuration: .init(clock: { Date(timeIntervalSince1970: 0) }))
-        let received = Recorder<Envelope<any Event>>()
+        let received = Recording<Envelope<any Event>>()
         let token = try bus.subscribe(matching: ">") { received.append($0) }
         try bus.post(Tick(number: 7), from: "clock")
         let encoder = JSONEncoder()

@@ -1,11 +1,12 @@
 import Herald
 import Testing
+import HeraldTesting
 
 @Suite struct FailureTests {
     @Test func throwingSubscriberBecomesAnEventAndOthersStillReceive() throws {
         let bus = EventBus()
-        let failures = Recorder<SubscriberFailed>()
-        let before = Recorder<Int>(), after = Recorder<Int>()
+        let failures = Recording<SubscriberFailed>()
+        let before = Recording<Int>(), after = Recording<Int>()
         let tokens = [
             try bus.subscribe(to: SubscriberFailed.self) { failures.append($0) },
             try bus.subscribe(to: Tick.self) { before.append($0.number) },
@@ -27,8 +28,8 @@ import Testing
 
     @Test func throwingQueuedSubscriberKeepsGoing() async throws {
         let bus = EventBus()
-        let failures = Recorder<SubscriberFailed>()
-        let received = Recorder<Int>()
+        let failures = Recording<SubscriberFailed>()
+        let received = Recording<Int>()
         let tokens = [
             try bus.subscribe(to: SubscriberFailed.self) { failures.append($0) },
             try bus.subscribe(to: Tick.self, name: "odd-hater", delivery: .queued()) { tick in
@@ -37,8 +38,8 @@ import Testing
             },
         ]
         for number in 0..<6 { try bus.post(Tick(number: number)) }
-        #expect(await received.waitFor(count: 3))
-        #expect(await failures.waitFor(count: 3))
+        #expect(await received.wait(forCount: 3))
+        #expect(await failures.wait(forCount: 3))
         #expect(received.values == [0, 2, 4])
         #expect(failures.values.map(\.subscription) == ["odd-hater", "odd-hater", "odd-hater"])
         withExtendedLifetime(tokens) {}
@@ -46,7 +47,7 @@ import Testing
 
     @Test func aFailingFailureHandlerDoesNotLoop() throws {
         let bus = EventBus()
-        let calls = Recorder<Int>()
+        let calls = Recording<Int>()
         let tokens = [
             try bus.subscribe(to: SubscriberFailed.self, name: "bad-reporter") { _ in
                 calls.append(1)
@@ -62,7 +63,7 @@ import Testing
 
     @Test func deadLettersAreOptIn() throws {
         let quiet = EventBus()
-        let letters = Recorder<DeadLetter>()
+        let letters = Recording<DeadLetter>()
         let quietToken = try quiet.subscribe(to: DeadLetter.self) { letters.append($0) }
         try quiet.post(Tick(number: 1))
         #expect(letters.count == 0)

@@ -1,6 +1,7 @@
 import Herald
 import HeraldTestSupport
 import Testing
+import HeraldTesting
 
 /// A queued subscription's task that has taken a batch asks for the next one, and a publish that
 /// finds enough events waiting hands them over outside the bus lock. These tests park the task
@@ -10,7 +11,7 @@ import Testing
 @Suite struct HandoffTests {
     /// A batch subscription on `test.tick` whose handler records each batch's numbers and, in
     /// its first batch, waits at `gate`.
-    static func parkedSubscriber(on bus: EventBus, gate: Gate, batches: Recorder<[Int]>, capacity: Int,
+    static func parkedSubscriber(on bus: EventBus, gate: Gate, batches: Recording<[Int]>, capacity: Int,
                                  overflow: OverflowPolicy = .wait) throws -> Subscription {
         try bus.subscribeInBatches(matching: "test.tick", name: "busy", capacity: capacity, overflow: overflow) { batch in
             batches.append(batch.map { ($0.event as? Tick)?.number ?? -1 })
@@ -21,10 +22,10 @@ import Testing
     @Test func eventsHandedToABusyConsumerCountAsWaitingAndArriveInOrder() async throws {
         let bus = EventBus()
         let gate = Gate()
-        let batches = Recorder<[Int]>()
+        let batches = Recording<[Int]>()
         let token = try Self.parkedSubscriber(on: bus, gate: gate, batches: batches, capacity: 1_000)
         try bus.post(Tick(number: 0))
-        #expect(await batches.waitFor(count: 1), "the task holds its first batch")
+        #expect(await batches.wait(forCount: 1), "the task holds its first batch")
 
         for number in 1...100 { try bus.post(Tick(number: number)) }
         let waiting = try #require(bus.stats().subscription(named: "busy"))
@@ -43,10 +44,10 @@ import Testing
         let bus = EventBus()
         let clock = ManualClock()
         let gate = Gate()
-        let batches = Recorder<[Int]>()
+        let batches = Recording<[Int]>()
         let token = try Self.parkedSubscriber(on: bus, gate: gate, batches: batches, capacity: 1_000)
         try bus.post(Tick(number: 0))
-        #expect(await batches.waitFor(count: 1))
+        #expect(await batches.wait(forCount: 1))
         for number in 1...20 { try bus.post(Tick(number: number)) }
 
         let shutdown = Task { await bus.shutdown(deadline: clock.now.advanced(by: .seconds(5)), clock: clock) }
@@ -64,19 +65,19 @@ import Testing
     @Test func aHandedOverBatchCountsAgainstTheCapacityAndItsTakingWakesAWaitingPublisher() async throws {
         let bus = EventBus()
         let gate = Gate()
-        let batches = Recorder<[Int]>()
+        let batches = Recording<[Int]>()
         let token = try Self.parkedSubscriber(on: bus, gate: gate, batches: batches, capacity: 16)
         try await bus.publish(Tick(number: 0))
-        #expect(await batches.waitFor(count: 1))
+        #expect(await batches.wait(forCount: 1))
 
-        let published = Recorder<Int>()
+        let published = Recording<Int>()
         let publisher = Task {
             for number in 1...60 {
                 try await bus.publish(Tick(number: number))
                 published.append(number)
             }
         }
-        #expect(await published.waitFor(count: 16), "16 fit: 8 or more handed over, the rest in the mailbox")
+        #expect(await published.wait(forCount: 16), "16 fit: 8 or more handed over, the rest in the mailbox")
         #expect((bus.stats().subscription(named: "busy")?.queueDepth ?? 0) <= 16)
 
         gate.open()
@@ -91,11 +92,11 @@ import Testing
     @Test func dropNewestCountsTheHandedOverBatchAsWaiting() async throws {
         let bus = EventBus()
         let gate = Gate()
-        let batches = Recorder<[Int]>()
+        let batches = Recording<[Int]>()
         let token = try Self.parkedSubscriber(on: bus, gate: gate, batches: batches, capacity: 10,
                                               overflow: .dropNewest)
         try bus.post(Tick(number: 0))
-        #expect(await batches.waitFor(count: 1))
+        #expect(await batches.wait(forCount: 1))
         for number in 1...30 { try bus.post(Tick(number: number)) }
         #expect(bus.stats().subscription(named: "busy")?.queueDepth == 10)
         #expect(bus.stats().subscription(named: "busy")?.dropped == 20)

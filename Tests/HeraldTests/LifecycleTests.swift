@@ -10,7 +10,7 @@ import HeraldSync
         try await withThrowingTaskGroup(of: Bool.self) { group in
             for _ in 0..<20 {
                 group.addTask {
-                    let received = Recorder<Int>()
+                    let received = Recording<Int>()
                     let token = try bus.subscribe(to: Tick.self, on: "test.tick") { received.append($0.number) }
                     let marker = Int.random(in: 1_000...1_000_000_000)
                     try bus.post(Tick(number: marker))
@@ -24,7 +24,7 @@ import HeraldSync
 
     @Test func cancelEndsTheSubscription() throws {
         let bus = EventBus()
-        let received = Recorder<Int>()
+        let received = Recording<Int>()
         let token = try bus.subscribe(to: Tick.self) { received.append($0.number) }
         try bus.post(Tick(number: 1))
         token.cancel()
@@ -37,7 +37,7 @@ import HeraldSync
 
     @Test func releasingTheTokenEndsTheSubscription() throws {
         let bus = EventBus()
-        let received = Recorder<Int>()
+        let received = Recording<Int>()
         var token: Subscription? = try bus.subscribe(to: Tick.self) { received.append($0.number) }
         try bus.post(Tick(number: 1))
         #expect(token != nil)
@@ -47,7 +47,7 @@ import HeraldSync
     }
 
     final class Observer: Sendable {
-        let received = Recorder<Int>()
+        let received = Recording<Int>()
         func handle(_ tick: Tick) { received.append(tick.number) }
     }
 
@@ -69,7 +69,7 @@ import HeraldSync
     }
 
     final class SelfSubscribing: Sendable {
-        let received = Recorder<Int>()
+        let received = Recording<Int>()
         let subscription = SyncLock<Subscription?>(nil)
     }
 
@@ -106,7 +106,7 @@ import HeraldSync
     @Test func cancellingTheIteratingTaskEndsAStreamSubscription() async throws {
         let bus = EventBus()
         let stream = try bus.events(of: Tick.self, name: "reader")
-        let started = Recorder<Int>()
+        let started = Recording<Int>()
         let reader = Task {
             var count = 0
             for await _ in stream {
@@ -116,7 +116,7 @@ import HeraldSync
             return count
         }
         try bus.post(Tick(number: 1))
-        #expect(await started.waitFor(count: 1))
+        #expect(await started.wait(forCount: 1))
         reader.cancel()
         #expect(await reader.value == 1)
         #expect(!stream.subscription.isActive)
@@ -135,15 +135,15 @@ import HeraldSync
 
     /// Announces its release, so a test awaits it instead of polling a weak reference.
     final class Captured: Sendable {
-        let freed: Recorder<Void>
-        init(freed: Recorder<Void>) { self.freed = freed }
+        let freed: Recording<Void>
+        init(freed: Recording<Void>) { self.freed = freed }
         deinit { freed.append(()) }
     }
 
     @Test func cancelledQueuedSubscriptionStopsItsTaskAndLetsGoOfItsHandler() async throws {
         let bus = EventBus()
-        let received = Recorder<Int>()
-        let freed = Recorder<Void>()
+        let received = Recording<Int>()
+        let freed = Recording<Void>()
         let token: Subscription
         do {
             let captured = Captured(freed: freed)
@@ -152,11 +152,11 @@ import HeraldSync
             }
         }
         try bus.post(Tick(number: 1))
-        #expect(await received.waitFor(count: 1))
+        #expect(await received.wait(forCount: 1))
         token.cancel()
         try bus.post(Tick(number: 2))
         // The handler (and what it captures) is only freed once the subscription's task ended.
-        #expect(await freed.waitFor(count: 1))
+        #expect(await freed.wait(forCount: 1))
         #expect(received.values == [1])
     }
 
@@ -164,9 +164,9 @@ import HeraldSync
         // A publish walks its route without retaining it; a cancel meanwhile must keep that route
         // (and the handlers it reaches) alive until the publish ends, then let go.
         let bus = EventBus()
-        let freed = Recorder<Void>()
+        let freed = Recording<Void>()
         let victim = SyncLock<Subscription?>(nil)
-        let seenInside = Recorder<Int>()
+        let seenInside = Recording<Int>()
         let canceller = try bus.subscribe(to: Tick.self) { _ in
             victim.withLock { $0 = nil }
             seenInside.append(freed.count)
@@ -202,14 +202,14 @@ import HeraldSync
     func twoIteratorsShareAStreamAndBothEndWhenCancelled() async throws {
         let bus = EventBus()
         let stream = try bus.events(of: Tick.self)
-        let seen = Recorder<Int>()
+        let seen = Recording<Int>()
         let readers = (0..<2).map { _ in
             Task {
                 for await tick in stream { seen.append(tick.number) }
             }
         }
         for number in 0..<20 { try bus.post(Tick(number: number)) }
-        #expect(await seen.waitFor(count: 20))
+        #expect(await seen.wait(forCount: 20))
         #expect(seen.values.sorted() == Array(0..<20), "each event goes to exactly one iterator")
         for reader in readers { reader.cancel() }
         for reader in readers { await reader.value }
@@ -217,4 +217,5 @@ import HeraldSync
 
 }
 
+import HeraldTesting
 import Synchronization

@@ -2,6 +2,7 @@ import Foundation
 import Herald
 import HeraldTestSupport
 import Testing
+import HeraldTesting
 
 /// The bus's lock guards its state and every mailbox. Nothing that may run user code runs under
 /// it: an event's deinit and the configured clock may use the bus (re-entering the lock would
@@ -10,10 +11,10 @@ import Testing
     /// Uses the bus when released.
     final class BusUser: Sendable {
         let bus: EventBus
-        let freed: Recorder<Int>
+        let freed: Recording<Int>
         let number: Int
 
-        init(bus: EventBus, freed: Recorder<Int>, number: Int) {
+        init(bus: EventBus, freed: Recording<Int>, number: Int) {
             self.bus = bus
             self.freed = freed
             self.number = number
@@ -45,13 +46,13 @@ import Testing
 
     @Test func eventsAStreamHandedOutAreReleasedOutsideTheBusLock() async throws {
         let bus = EventBus()
-        let freed = Recorder<Int>()
+        let freed = Recording<Int>()
         let stream = try bus.events(of: Parcel.self)
         for number in 1...3 { try bus.post(Parcel(user: BusUser(bus: bus, freed: freed, number: number))) }
         var iterator = stream.makeAsyncIterator()
         for _ in 1...3 { _ = try #require(await iterator.next()) }
         // Taking the last one spends the stream's buffer, whose copies are the last references.
-        #expect(await freed.waitFor(count: 3))
+        #expect(await freed.wait(forCount: 3))
         #expect(Set(freed.values) == [1, 2, 3])
         withExtendedLifetime(stream) {}
     }
@@ -64,35 +65,35 @@ import Testing
         }))
         holder.withLock { $0 = bus }
         defer { holder.withLock { $0 = nil } }
-        let received = Recorder<Envelope<Tick>>()
+        let received = Recording<Envelope<Tick>>()
         let token = try bus.subscribe(envelopesOf: Tick.self, delivery: .queued()) { envelope in
             received.append(envelope)
         }
         try bus.post(Tick(number: 1))
         try await bus.publish(Tick(number: 2))
-        #expect(await received.waitFor(count: 2))
+        #expect(await received.wait(forCount: 2))
         #expect(received.values.map(\.timestamp) == Array(repeating: Date(timeIntervalSince1970: 1_700_000_000), count: 2))
         withExtendedLifetime(token) {}
     }
 
     @Test func dropReportsOfABatchHandedOverComeInTheOrderOfTheirTotals() async throws {
         let bus = EventBus()
-        let reports = Recorder<EventsDropped>()
+        let reports = Recording<EventsDropped>()
         let reporting = try bus.subscribe(to: EventsDropped.self) { reports.append($0) }
         let gates = [Gate(), Gate()]
-        let batches = Recorder<[Int]>()
+        let batches = Recording<[Int]>()
         let token = try bus.subscribeInBatches(matching: "test.tick", name: "busy", capacity: 10, overflow: .dropNewest) { batch in
             batches.append(batch.map { ($0.event as? Tick)?.number ?? -1 })
             if batches.count <= gates.count { await gates[batches.count - 1].wait() }
         }
         try bus.post(Tick(number: 0))
-        #expect(await batches.waitFor(count: 1), "parked in its first batch, wanting the next")
+        #expect(await batches.wait(forCount: 1), "parked in its first batch, wanting the next")
         // 1-8 are handed over; 9 and 10 fill the mailbox; 11-20 are dropped: the first drop is
         // reported at once, the other nine wait for the next batch.
         for number in 1...20 { try bus.post(Tick(number: number)) }
         #expect(reports.values.map(\.total) == [1])
         gates[0].open()
-        #expect(await batches.waitFor(count: 2), "parked in the batch handed over, wanting the next")
+        #expect(await batches.wait(forCount: 2), "parked in the batch handed over, wanting the next")
         // 21-26 make eight waiting: handed over, with the nine drops reported; 27 and 28 fill
         // the mailbox again and 29 is dropped, reported at once.
         for number in 21...29 { try bus.post(Tick(number: number)) }

@@ -1,10 +1,11 @@
 import Herald
 import Testing
+import HeraldTesting
 
 @Suite struct OrderingTests {
     @Test func publishingFromAHandlerNeitherDeadlocksNorReorders() throws {
         let bus = EventBus()
-        let seenByFirst = Recorder<String>(), seenBySecond = Recorder<String>()
+        let seenByFirst = Recording<String>(), seenBySecond = Recording<String>()
         let tokens = [
             try bus.subscribe(matching: "doc.>") { envelope in
                 seenByFirst.append(envelope.topic.name)
@@ -23,7 +24,7 @@ import Testing
 
     @Test func nestedPublishesOfSeveralLevelsStayBreadthFirst() throws {
         let bus = EventBus()
-        let log = Recorder<String>()
+        let log = Recording<String>()
         let tokens = [
             try bus.subscribe(to: Tick.self, name: "a") { tick in
                 log.append("a\(tick.number)")
@@ -38,20 +39,20 @@ import Testing
 
     @Test func queuedHandlerMayPublishIntoItsOwnFullMailbox() async throws {
         let bus = EventBus()
-        let received = Recorder<Int>()
+        let received = Recording<Int>()
         let token = try bus.subscribe(to: Tick.self, delivery: .queued(capacity: 1, overflow: .wait)) { tick in
             received.append(tick.number)
             if tick.number < 50 { try bus.post(Tick(number: tick.number + 1)) }
         }
         try await bus.publish(Tick(number: 0))
-        #expect(await received.waitFor(count: 51))
+        #expect(await received.wait(forCount: 51))
         #expect(received.values == Array(0...50))
         withExtendedLifetime(token) {}
     }
 
     @Test func inlineSubscribersAreCalledInSubscriptionOrder() throws {
         let bus = EventBus()
-        let log = Recorder<Int>()
+        let log = Recording<Int>()
         var tokens: [Subscription] = []
         for index in 0..<5 {
             tokens.append(try bus.subscribe(to: Tick.self) { _ in log.append(index) })
@@ -62,7 +63,7 @@ import Testing
     }
     @Test func nestedPublishWaitsForItsCauseEvenWhenAWaitMailboxIsFull() async throws {
         let bus = EventBus()
-        let third = Recorder<String>()
+        let third = Recording<String>()
         let cause = try bus.subscribe(matching: "doc.opened") { _ in try bus.post(Note(topic: "doc.indexed")) }
         let full = try bus.envelopes(matching: "doc.>", name: "full", capacity: 1, overflow: .wait)
         let later = try bus.subscribe(matching: "doc.>") { third.append($0.topic.name) }
@@ -79,8 +80,8 @@ import Testing
 
     @Test func aTaskStartedInAHandlerPublishesOnItsOwn() async throws {
         let bus = EventBus()
-        let effects = Recorder<Int>()
-        let ranBeforeReturn = Recorder<Bool>()
+        let effects = Recording<Int>()
+        let ranBeforeReturn = Recording<Bool>()
         let tokens = [
             try bus.subscribe(matching: "doc.opened") { _ in
                 Task {
@@ -92,14 +93,14 @@ import Testing
             try bus.subscribe(matching: "doc.task") { _ in effects.append(1) },
         ]
         try bus.post(Note(topic: "doc.opened"))
-        #expect(await ranBeforeReturn.waitFor(count: 1))
+        #expect(await ranBeforeReturn.wait(forCount: 1))
         #expect(ranBeforeReturn.values == [true], "post from the task delivered inline before returning")
         withExtendedLifetime(tokens) {}
     }
 
     @Test func nestedPublishesAcrossTwoBusesKeepEachBusInOrder() throws {
         let first = EventBus(), second = EventBus()
-        let seen = Recorder<String>()
+        let seen = Recording<String>()
         let tokens = [
             try first.subscribe(matching: "doc.opened") { _ in try second.post(Note(topic: "mirror.opened")) },
             try first.subscribe(matching: "doc.>") { seen.append($0.topic.name) },

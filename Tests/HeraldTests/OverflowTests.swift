@@ -1,11 +1,12 @@
 import Herald
 import Testing
+import HeraldTesting
 
 /// A stream nobody reads yet is a subscriber that is as slow as we like, without blocking a thread.
 @Suite struct OverflowTests {
     @Test func dropNewestKeepsTheFirstEventsAndReportsTheDrops() async throws {
         let bus = EventBus()
-        let reports = Recorder<EventsDropped>()
+        let reports = Recording<EventsDropped>()
         let reportToken = try bus.subscribe(to: EventsDropped.self) { reports.append($0) }
         let stream = try bus.events(of: Tick.self, name: "slow", capacity: 3, overflow: .dropNewest)
         for number in 1...10 { try bus.post(Tick(number: number)) }
@@ -45,12 +46,12 @@ import Testing
         let stream = try bus.events(of: Tick.self, name: "slow", capacity: 2, overflow: .wait)
         try await bus.publish(Tick(number: 1))
         try await bus.publish(Tick(number: 2))
-        let published = Recorder<Int>()
+        let published = Recording<Int>()
         let publisher = Task {
             try await bus.publish(Tick(number: 3))
             published.append(3)
         }
-        #expect(!(await published.waitFor(count: 1, timeout: 0.3)), "the publisher waits while the mailbox is full")
+        #expect(!(await published.wait(forCount: 1, timeout: .milliseconds(300))), "the publisher waits while the mailbox is full")
         #expect(bus.stats().subscription(named: "slow")?.queueDepth == 2)
         var iterator = stream.makeAsyncIterator()
         #expect(await iterator.next()?.number == 1)
@@ -62,11 +63,11 @@ import Testing
 
     @Test func slowSubscriberDoesNotDelayOthers() async throws {
         let bus = EventBus()
-        let fast = Recorder<Int>()
+        let fast = Recording<Int>()
         let slow = try bus.events(of: Tick.self, name: "slow", capacity: 1, overflow: .dropNewest)
         let token = try bus.subscribe(to: Tick.self, delivery: .queued(capacity: 1_000)) { fast.append($0.number) }
         for number in 0..<500 { try await bus.publish(Tick(number: number)) }
-        #expect(await fast.waitFor(count: 500))
+        #expect(await fast.wait(forCount: 500))
         #expect(fast.values == Array(0..<500))
         #expect(bus.stats().subscription(named: "slow")?.dropped == 499)
         withExtendedLifetime((token, slow)) {}
@@ -117,7 +118,7 @@ import Testing
     }
     @Test func dropsWhileReplayingRetainedEventsAreCountedAndReported() async throws {
         let bus = EventBus()
-        let reports = Recorder<EventsDropped>()
+        let reports = Recording<EventsDropped>()
         let reportToken = try bus.subscribe(to: EventsDropped.self) { reports.append($0) }
         for name in ["a", "b", "c"] { try bus.post(Note(topic: try Topic(tokens: "state", name)), retain: .untilReplaced) }
         let stream = try bus.envelopes(matching: "state.>", name: "small", capacity: 1, overflow: .dropNewest)

@@ -1,10 +1,11 @@
 import Herald
 import Testing
+import HeraldTesting
 
 @Suite struct SequenceTests {
     @Test func aBusNumbersItsEventsFromTheConfiguredFirstSequence() async throws {
         let bus = EventBus(configuration: .init(firstSequence: 1_001))
-        let seen = Recorder<UInt64>()
+        let seen = Recording<UInt64>()
         let token = try bus.subscribe(matching: "test.>", delivery: .queued()) { envelope in seen.append(envelope.sequence) }
         let first = try bus.post(Tick(number: 1))
         let second = try await bus.publish(Tick(number: 2))

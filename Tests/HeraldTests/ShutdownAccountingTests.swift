@@ -4,6 +4,7 @@ import Foundation
 import HeraldTestSupport
 import HeraldSync
 import Testing
+import HeraldTesting
 
 /// Shutdown's count of in-flight publishes, pinned deterministically: a report the bus posts
 /// while draining must not stand in for a publish accepted before the doors closed.
@@ -31,17 +32,17 @@ import Testing
         // An inline handler that parks the publisher on tick 1, before the queued subscriber
         // after it in delivery order has the event.
         let parker = try bus.subscribe(to: Tick.self) { tick in if tick.number == 1 { gate.park() } }
-        let got = Recorder<Int>()
+        let got = Recording<Int>()
         let queued = try bus.subscribe(to: Tick.self, delivery: .queued()) { got.append($0.number) }
         // A stream that drops: its first drop is reported at once, the next ones when its
         // reader next reads, which the test makes it do while the bus drains.
         let lossy = try bus.events(of: LoadFinished.self, capacity: 1, overflow: .dropNewest)
-        let reports = Recorder<Int>()
+        let reports = Recording<Int>()
         let watcher = try bus.subscribe(to: EventsDropped.self) { reports.append($0.count) }
         try bus.post(LoadFinished(loader: "home", count: 1))
         try bus.post(LoadFinished(loader: "home", count: 2))   // dropped, reported at once
         try bus.post(LoadFinished(loader: "home", count: 3))   // dropped, reported by the reader
-        #expect(await reports.waitFor(count: 1))
+        #expect(await reports.wait(forCount: 1))
 
         // The accepted publish, parked in the inline handler on a thread of its own.
         let publisher = Thread { _ = try? bus.post(Tick(number: 1)) }

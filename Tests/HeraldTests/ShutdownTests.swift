@@ -1,11 +1,12 @@
 import Herald
 import HeraldTestSupport
 import Testing
+import HeraldTesting
 
 @Suite struct ShutdownTests {
     @Test func shutdownDrainsEveryMailboxThenRefusesPublishes() async throws {
         let bus = EventBus()
-        let slow = Recorder<Int>(), stream = Recorder<Int>()
+        let slow = Recording<Int>(), stream = Recording<Int>()
         let token = try bus.subscribe(to: Tick.self, delivery: .queued()) { slow.append($0.number) }
         let events = try bus.events(of: Tick.self)
         let reader = Task {
@@ -34,7 +35,7 @@ import Testing
         let clock = ManualClock()
         // Nobody reads this stream: its events cannot drain.
         let stuck = try bus.events(of: Tick.self, name: "stuck")
-        let received = Recorder<Int>()
+        let received = Recording<Int>()
         let token = try bus.subscribe(to: Tick.self, delivery: .queued()) { received.append($0.number) }
         for number in 0..<10 { try bus.post(Tick(number: number)) }
         let shutdown = Task { await bus.shutdown(deadline: clock.now.advanced(by: .seconds(5)), clock: clock) }
@@ -72,7 +73,7 @@ import Testing
 
     @Test func shutdownFromACancelledTaskStillDrains() async throws {
         let bus = EventBus()
-        let received = Recorder<Int>()
+        let received = Recording<Int>()
         let token = try bus.subscribe(to: Tick.self, delivery: .queued()) { received.append($0.number) }
         for number in 0..<200 { try bus.post(Tick(number: number)) }
         let stopping = Task {
@@ -101,17 +102,17 @@ import Testing
     func aReportPostedWhileDrainingDoesNotStandInForAnAcceptedPublish() async throws {
         let bus = EventBus()
         let clock = ManualClock()
-        let order = Recorder<String>()
+        let order = Recording<String>()
         // An inline observer before the stream in delivery order: seeing tick 1 means its
         // publish has been accepted and is about to wait for room.
-        let accepted = Recorder<Int>()
+        let accepted = Recording<Int>()
         let observer = try bus.subscribe(to: Tick.self) { accepted.append($0.number) }
         // A stream of capacity 1 that waits when full: the second publish waits for room.
         let ticks = try bus.events(of: Tick.self, capacity: 1, overflow: .wait)
         // A stream that dropped an event: its iterator reports the drop when it next reads,
         // which the test makes it do while the bus drains.
         let lossy = try bus.events(of: LoadFinished.self, capacity: 1, overflow: .dropNewest)
-        let reports = Recorder<Int>()
+        let reports = Recording<Int>()
         let watcher = try bus.subscribe(to: EventsDropped.self) { reports.append($0.count) }
 
         try bus.post(Tick(number: 0))
@@ -121,12 +122,12 @@ import Testing
             try await bus.publish(Tick(number: 1))
             order.append("tick 1 published")
         }
-        #expect(await accepted.waitFor(count: 2))
+        #expect(await accepted.wait(forCount: 2))
         let shutdown = Task { await bus.shutdown(deadline: clock.now.advanced(by: .seconds(60)), clock: clock) }
         await clock.waitForSleepers()
         var lossyReader = lossy.makeAsyncIterator()
         #expect(await lossyReader.next()?.count == 1)   // reports the drop: a bus event while draining
-        #expect(await reports.waitFor(count: 1))
+        #expect(await reports.wait(forCount: 1))
 
         var iterator = ticks.makeAsyncIterator()
         #expect(await iterator.next()?.number == 0)

@@ -1,4 +1,6 @@
 import Herald
+import HeraldTestSupport
+import HeraldTesting
 import Synchronization
 import Testing
 
@@ -13,7 +15,7 @@ import Testing
             var total = 0
         }
         private let state = Locked(State())
-        let done = Recorder<Int>()
+        let done = Recording<Int>()
         let expected: Int
 
         init(expected: Int) { self.expected = expected }
@@ -78,7 +80,7 @@ import Testing
             try await group.waitForAll()
         }
         for checker in checkers + [streamChecker] {
-            #expect(await checker.done.waitFor(count: 1), "received \(checker.total) of \(total)")
+            #expect(await checker.done.wait(forCount: 1), "received \(checker.total) of \(total)")
             #expect(checker.errors == [])
             #expect(checker.total == total)
         }

@@ -2,6 +2,7 @@ import Foundation
 import Herald
 import HeraldTestSupport
 import Testing
+import HeraldTesting
 
 /// ``Subscription/drain()``: what a queued subscription accepted is delivered before it ends
 /// (what a reload that replaces a subscriber relies on).
@@ -9,7 +10,7 @@ import Testing
     @Test(.timeLimit(.minutes(5)))
     func drainDeliversWhatWaitsInTheMailboxThenEnds() async throws {
         let bus = EventBus()
-        let received = Recorder<Int>()
+        let received = Recording<Int>()
         let release = HeraldTestSupport.Gate()
         let inHandler = HeraldTestSupport.Gate()
         let subscription = try bus.subscribeInBatches(matching: "test.tick", name: "drained", capacity: 16, overflow: .wait) { batch in

@@ -1,12 +1,14 @@
 import Foundation
 import HeraldSandbox
 import HeraldServices
+import HeraldTestSupport
+import HeraldTesting
 
 /// Starts a sandbox for one test and builds clients pointed at it.
 struct SandboxHarness {
     let sandbox: Sandbox
-    let time: ManualTime
-    let clock = TestClock()
+    let time: ManualDate
+    let clock = ManualClock(advancesOnSleep: true)
     /// By default what the daemon uses, ``SchemeRoutingTransport``: the sandbox's plain-http
     /// requests go through ``SocketHTTPTransport``.
     let transport: any HTTPTransport
@@ -15,7 +17,7 @@ struct SandboxHarness {
         _ configure: (inout SandboxConfiguration) -> Void = { _ in }, timeout: Duration = .seconds(120),
         transport kind: TransportKind = .schemeRouting, _ body: (SandboxHarness) async throws -> T
     ) async throws -> T {
-        let time = ManualTime()
+        let time = ManualDate()
         var configuration = SandboxConfiguration(now: { time.now })
         configure(&configuration)
         let sandbox = try await Sandbox.start(configuration)
