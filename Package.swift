@@ -102,7 +102,7 @@ let package = Package(
         .testTarget(name: "HeraldTests", dependencies: ["HeraldTesting", "Herald", "HeraldTestSupport", "HeraldSync"]),
         .testTarget(
             name: "ExampleTests",
-            dependencies: ["Herald"],
+            dependencies: ["Herald", "HeraldTesting", "HeraldTestSupport"],
             path: "Tests/ExampleTests"
         ),
 

@@ -1,48 +1,14 @@
 import Foundation
+import HeraldTestSupport
 import Testing
 
 /// Runs the examples as real child processes, as a user would with `swift run <name>`.
 @Suite struct ExampleProcessTests {
-    /// The directory holding the built products (next to the test bundle).
-    static var productsDirectory: URL {
-        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-    }
-
     /// Runs a built product to completion; returns its exit status and standard output.
     static func run(_ product: String, _ arguments: [String] = []) async throws -> (Int32, String) {
-        var binary = productsDirectory.appendingPathComponent(product)
-        if !FileManager.default.isExecutableFile(atPath: binary.path) {
-            binary = productsDirectory.deletingLastPathComponent().appendingPathComponent(product)
-        }
-        try #require(FileManager.default.isExecutableFile(atPath: binary.path), "\(product) is not built at \(binary.path)")
-        let process = Process()
-        process.executableURL = binary
-        process.arguments = arguments
-        let output = Pipe()
-        process.standardOutput = output
-        // Read the pipe while the child runs, on a thread of its own (never the cooperative
-        // pool): a child that writes more than the pipe holds (64 KiB) would otherwise block
-        // forever waiting for a reader that only starts after it exits.
-        let reader = output.fileHandleForReading
-        let data: Data = try await withCheckedThrowingContinuation { continuation in
-            do { try process.run() } catch {
-                continuation.resume(throwing: error)
-                return
-            }
-            try? output.fileHandleForWriting.close()
-            Thread.detachNewThread {
-                let data = reader.readDataToEndOfFile()
-                continuation.resume(returning: data)
-            }
-        }
-        // End of file on the pipe: the child closed its output, so it has exited or is exiting.
-        let status: Int32 = await withCheckedContinuation { continuation in
-            Thread.detachNewThread {
-                process.waitUntilExit()
-                continuation.resume(returning: process.terminationStatus)
-            }
-        }
-        return (status, String(decoding: data, as: UTF8.self))
+        let binary = try #require(BuiltProducts.url(of: product), "\(product) is not built")
+        let finished = try #require(try await ChildProcess.run(binary, arguments), "\(product) did not end")
+        return (finished.status, finished.stdout)
     }
 
     @Test func loaderNotificationsShowsSeed001sFlow() async throws {

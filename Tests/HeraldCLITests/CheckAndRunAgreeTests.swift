@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import HeraldTestSupport
 
 /// One configuration that `herald run` cannot use: what it sets, and the issue both commands print.
 struct BadConfig: Sendable, CustomTestStringConvertible {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import HeraldTestSupport
 
 /// The example configs under `Examples/configs` are what `herald check` accepts, given the
 /// environment variables their README names, and without them each missing variable is named.

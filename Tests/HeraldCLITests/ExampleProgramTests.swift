@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import HeraldTestSupport
 
 /// Each example runs as a process against its own sandbox and exits 0 with the output it promises.
 @Suite struct ExampleProgramTests {

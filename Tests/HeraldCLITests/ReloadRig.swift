@@ -1,6 +1,7 @@
 import Foundation
 import HeraldSync
 import Testing
+import HeraldTestSupport
 
 #if canImport(Glibc)
 import Glibc

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import HeraldTestSupport
 
 /// `herald replay`, `herald check --rule/--event` and `herald check --print`, as processes.
 @Suite struct ReplayCommandTests {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import HeraldTestSupport
 
 /// `herald tail` on archives written the way a file subscriber writes them.
 @Suite struct TailCommandTests {

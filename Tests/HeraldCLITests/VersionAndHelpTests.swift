@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import HeraldTestSupport
 
 @Suite struct VersionAndHelpTests {
     static let herald = BuiltProducts.url(of: "herald")

@@ -1,4 +1,5 @@
 import Foundation
+import HeraldTestSupport
 
 #if canImport(Glibc)
 import Glibc
@@ -24,8 +25,8 @@ enum ProcessCPU {
 
 /// Runs one test of this bundle alone in a child process (the test runner itself, filtered
 /// to that test), so a measurement of the whole process's CPU is not shared with the tests
-/// running alongside in this one. The child's output goes to files, read after it exits, so a
-/// full pipe can never stall it.
+/// running alongside in this one. ``ChildProcess`` reads its output as it comes, so a full pipe
+/// never stalls it.
 enum IsolatedTestRun {
     struct Finished: Sendable {
         var status: Int32
@@ -34,28 +35,11 @@ enum IsolatedTestRun {
 
     /// Runs the tests whose names match `filter` with `environment` added.
     static func run(filter: String, environment: [String: String]) async throws -> Finished {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-        process.arguments = ["--testing-library", "swift-testing", "--filter", filter]
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("herald-isolated-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let outputURL = directory.appendingPathComponent("output")
-        _ = FileManager.default.createFile(atPath: outputURL.path, contents: nil)
-        let output = try FileHandle(forWritingTo: outputURL)
-        process.standardOutput = output
-        process.standardError = output
-        let status: Int32 = try await withCheckedThrowingContinuation { continuation in
-            process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
-            do {
-                try process.run()
-            } catch {
-                process.terminationHandler = nil
-                continuation.resume(throwing: error)
-            }
-        }
-        try output.close()
-        return Finished(status: status, output: (try? String(contentsOf: outputURL, encoding: .utf8)) ?? "")
+        let runner = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        let child = try await ChildProcess.run(runner, ["--testing-library", "swift-testing", "--filter", filter],
+                                               environment: ProcessInfo.processInfo.environment.merging(environment) { $1 },
+                                               within: .seconds(600))
+        guard let child else { return Finished(status: -1, output: "the isolated run of \(filter) did not end") }
+        return Finished(status: child.status, output: child.stdout + child.stderr)
     }
 }

@@ -10,10 +10,10 @@ import Darwin
 
 /// Finds built executables next to the test bundle (`.build/<triple>/debug/`) and runs them as
 /// child processes, collecting their output without sleeping.
-enum BuiltProducts {
+public enum BuiltProducts {
     /// The directory of the products: the test runner's directory, or its parent on platforms
     /// where the runner sits inside a bundle.
-    static func url(of product: String) -> URL? {
+    public static func url(of product: String) -> URL? {
         let runner = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
         var candidates = [runner, runner.deletingLastPathComponent(), runner.deletingLastPathComponent().deletingLastPathComponent()]
         // Fallback when the runner is elsewhere: <package>/.build/debug next to this file's package.
@@ -27,27 +27,37 @@ enum BuiltProducts {
     }
 
     /// The package root (where `config.json` lives).
-    static var packageRoot: URL {
+    public static var packageRoot: URL {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     }
 }
 
-/// A child process with its standard output and error collected.
-final class ChildProcess: Sendable {
-    struct Finished: Sendable {
-        var status: Int32
-        var stdout: String
-        var stderr: String
+/// A child process with its standard output and error collected: the one process runner of
+/// the test targets. Its pipes are read on threads of their own and its exit is learnt from
+/// `waitid` as well as Foundation, so a waiting test never blocks the cooperative pool nor
+/// misses an exit under load; the waits are bounded (a hang guard, never a pace).
+public final class ChildProcess: Sendable {
+    /// How a child ended.
+    public struct Finished: Sendable {
+        /// Its exit status (128 + the signal when a signal ended it).
+        public var status: Int32
+        /// Its standard output.
+        public var stdout: String
+        /// Its standard error.
+        public var stderr: String
     }
 
-    let process: Process
+    /// The Foundation process.
+    public let process: Process
     private let out = OutputBuffer()
     private let err = OutputBuffer()
     private let exited = OutputBuffer()
     private let exitStatus = ExitStatus()
 
-    /// Starts `executable` with `arguments` in `directory`.
-    init(_ executable: URL, _ arguments: [String], in directory: URL? = nil, environment: [String: String]? = nil) throws {
+    /// Starts `executable` with `arguments` in `directory`, with `environment` (the parent's
+    /// unless given) and `input` as its standard input (none unless given).
+    public init(_ executable: URL, _ arguments: [String], in directory: URL? = nil, environment: [String: String]? = nil,
+                input: Data? = nil) throws {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
@@ -56,7 +66,8 @@ final class ChildProcess: Sendable {
         let outPipe = Pipe(), errPipe = Pipe()
         process.standardOutput = outPipe
         process.standardError = errPipe
-        process.standardInput = FileHandle.nullDevice
+        let inPipe = input.map { _ in Pipe() }
+        process.standardInput = inPipe ?? FileHandle.nullDevice
         self.process = process
         let out = self.out, err = self.err, exited = self.exited
         let exitStatus = self.exitStatus
@@ -77,6 +88,15 @@ final class ChildProcess: Sendable {
             exited.close()
         }
         try process.run()
+        if let inPipe, let input {
+            try? inPipe.fileHandleForReading.close()
+            let writer = inPipe.fileHandleForWriting
+            // A blocking write (the child may read slowly) on a thread of its own.
+            Thread.detachNewThread {
+                try? writer.write(contentsOf: input)
+                try? writer.close()
+            }
+        }
         // The parent's copies of the write ends must close, or the readers never see end of file.
         try? outPipe.fileHandleForWriting.close()
         try? errPipe.fileHandleForWriting.close()
@@ -93,21 +113,23 @@ final class ChildProcess: Sendable {
         }
     }
 
-    var stdout: String { out.text }
-    var stderr: String { err.text }
+    /// Its standard output so far.
+    public var stdout: String { out.text }
+    /// Its standard error so far.
+    public var stderr: String { err.text }
 
     /// Waits (bounded) until `condition` holds on standard error.
-    func waitForStandardError(within limit: Duration = .seconds(300), _ condition: @escaping @Sendable (String) -> Bool) async -> Bool {
+    public func waitForStandardError(within limit: Duration = .seconds(300), _ condition: @escaping @Sendable (String) -> Bool) async -> Bool {
         await err.wait(within: limit, condition)
     }
 
     /// Waits (bounded) until `condition` holds on standard output.
-    func waitForStandardOutput(within limit: Duration = .seconds(300), _ condition: @escaping @Sendable (String) -> Bool) async -> Bool {
+    public func waitForStandardOutput(within limit: Duration = .seconds(300), _ condition: @escaping @Sendable (String) -> Bool) async -> Bool {
         await out.wait(within: limit, condition)
     }
 
     /// Waits (bounded) for the process to exit and its output to be read.
-    func finish(within limit: Duration = .seconds(300)) async -> Finished? {
+    public func finish(within limit: Duration = .seconds(300)) async -> Finished? {
         guard await exited.waitClosed(within: limit) else {
             process.terminate()
             return nil
@@ -119,19 +141,20 @@ final class ChildProcess: Sendable {
         return Finished(status: exitStatus.value ?? -1, stdout: out.text, stderr: err.text)
     }
 
-    func signal(_ number: Int32) {
+    /// Sends signal `number` to the child.
+    public func signal(_ number: Int32) {
         kill(process.processIdentifier, number)
     }
 
     /// Runs to the end.
-    static func run(_ executable: URL, _ arguments: [String], in directory: URL? = nil,
-                    within limit: Duration = .seconds(300)) async throws -> Finished? {
-        try await ChildProcess(executable, arguments, in: directory).finish(within: limit)
+    public static func run(_ executable: URL, _ arguments: [String], in directory: URL? = nil, environment: [String: String]? = nil,
+                           input: Data? = nil, within limit: Duration = .seconds(300)) async throws -> Finished? {
+        try await ChildProcess(executable, arguments, in: directory, environment: environment, input: input).finish(within: limit)
     }
 }
 
 /// Bytes from a pipe, and waiters woken whenever more arrive or the pipe closes.
-final class OutputBuffer: Sendable {
+public final class OutputBuffer: Sendable {
     private struct State {
         var data = Data()
         var closed = false
@@ -142,9 +165,14 @@ final class OutputBuffer: Sendable {
 
     private let state = SyncLock(State())
 
-    var text: String { state.withLock { String(decoding: $0.data, as: UTF8.self) } }
+    /// An empty buffer.
+    public init() {}
 
-    func append(_ chunk: Data) {
+    /// The bytes so far, as UTF-8 text.
+    public var text: String { state.withLock { String(decoding: $0.data, as: UTF8.self) } }
+
+    /// Adds bytes and wakes the waiters.
+    public func append(_ chunk: Data) {
         let waiters = state.withLock { state in
             state.data.append(chunk)
             state.version += 1
@@ -154,7 +182,8 @@ final class OutputBuffer: Sendable {
         waiters.forEach { $0.resume() }
     }
 
-    func close() {
+    /// Marks the end and wakes the waiters.
+    public func close() {
         let waiters = state.withLock { state in
             state.closed = true
             state.version += 1
@@ -164,12 +193,13 @@ final class OutputBuffer: Sendable {
         waiters.forEach { $0.resume() }
     }
 
-    func waitClosed(within limit: Duration) async -> Bool {
+    /// Waits (bounded) for the end; whether it came.
+    public func waitClosed(within limit: Duration) async -> Bool {
         await wait(within: limit) { [self] _ in state.withLock { $0.closed } }
     }
 
     /// Waits until `condition(text)` holds, the buffer closes without it holding, or `limit` passes.
-    func wait(within limit: Duration, _ condition: @escaping @Sendable (String) -> Bool) async -> Bool {
+    public func wait(within limit: Duration, _ condition: @escaping @Sendable (String) -> Bool) async -> Bool {
         let deadline = ContinuousClock.now + limit
         while true {
             let seen = state.withLock { $0.version }
@@ -209,9 +239,14 @@ final class OutputBuffer: Sendable {
 }
 
 /// The first exit status learnt, from Foundation or from waitid.
-final class ExitStatus: Sendable {
+public final class ExitStatus: Sendable {
     private let storage = SyncLock<Int32?>(nil)
 
-    func record(_ status: Int32) { storage.withLock { $0 = $0 ?? status } }
-    var value: Int32? { storage.withLock { $0 } }
+    /// No status yet.
+    public init() {}
+
+    /// Keeps `status` unless one was kept already.
+    public func record(_ status: Int32) { storage.withLock { $0 = $0 ?? status } }
+    /// The status kept, if any.
+    public var value: Int32? { storage.withLock { $0 } }
 }
