@@ -46,7 +46,7 @@ let package = Package(
         // One lifecycle for every long-running part: Service, ServiceGroup (start in order, stop in
         // reverse on signals, a duration or a failure), graceful shutdown, UnixSignalsSequence.
         .target(name: "HeraldLifecycle", dependencies: ["HeraldSync"]),
-        .testTarget(name: "HeraldLifecycleTests", dependencies: ["HeraldTesting", "HeraldLifecycle", "HeraldTestSupport", "HeraldSync"]),
+        .testTarget(name: "HeraldLifecycleTests", dependencies: ["HeraldTesting", "HeraldLifecycle", "HeraldTestSupport"]),
 
         // A NATS client (core protocol, reconnect, request/reply) and the JetStream API it needs
         // (streams, consumers, acked publishes, pull consumers, key-value buckets). Foundation,
@@ -54,9 +54,9 @@ let package = Package(
         .target(name: "HeraldNATS", dependencies: ["HeraldSync", "HeraldIO"]),
         .testTarget(name: "HeraldNATSTests", dependencies: ["HeraldNATS", "HeraldIO", "HeraldTestSupport", "HeraldSync"]),
 
-        // The command-line tool. It imports the runtime only (and the one lock): the runtime
-        // offers what each command needs.
-        .executableTarget(name: "herald", dependencies: ["HeraldRuntime", "HeraldSync", "HeraldIO"]),
+        // The command-line tool. It imports the runtime (which offers what each command needs),
+        // the status endpoint's reload types and the one lock.
+        .executableTarget(name: "herald", dependencies: ["HeraldRuntime", "HeraldStatus", "HeraldSync", "HeraldIO"]),
 
         // Side-by-side benchmarks against Foundation and the standard library.
         .executableTarget(
@@ -122,7 +122,7 @@ let package = Package(
             dependencies: ["Herald", "HeraldServices", "HeraldLoaders", "HeraldSubscribers", "HeraldLifecycle", "HeraldSync", "HeraldIO", "HeraldNATS"]
         ),
         .testTarget(name: "HeraldClusterTests", dependencies: [
-            "HeraldTesting", "HeraldCluster", "Herald", "HeraldLoaders", "HeraldSubscribers", "HeraldServices", "HeraldSandbox", "HeraldTestSupport", "HeraldSync",
+            "HeraldTesting", "HeraldCluster", "Herald", "HeraldLifecycle", "HeraldLoaders", "HeraldNATS", "HeraldSubscribers", "HeraldServices", "HeraldTestSupport", "HeraldSync",
         ]),
         .target(
             name: "HeraldRuntime",
@@ -146,7 +146,7 @@ let package = Package(
         ),
         .testTarget(name: "HeraldLoadersTests", dependencies: ["HeraldTesting", "Herald", "HeraldLoaders", "HeraldServices", "HeraldSandbox", "HeraldSync", "HeraldTestSupport"]),
         .testTarget(name: "HeraldRuntimeTests", dependencies: [
-            "HeraldTesting", "Herald", "HeraldRuntime", "HeraldCluster", "HeraldSubscribers", "HeraldLoaders", "HeraldServices", "HeraldSandbox", "HeraldTestSupport", "HeraldSync",
+            "HeraldTesting", "Herald", "HeraldRuntime", "HeraldCluster", "HeraldLifecycle", "HeraldStatus", "HeraldSubscribers", "HeraldLoaders", "HeraldServices", "HeraldSandbox", "HeraldTestSupport", "HeraldSync",
             "HeraldIO",
         ]),
         .testTarget(name: "HeraldCLITests", dependencies: ["HeraldTestSupport", "HeraldSync", "HeraldNATS"]),
