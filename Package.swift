@@ -91,8 +91,9 @@ let package = Package(
             path: "Examples/sandbox-server"
         ),
 
-        // Helpers shared by the test targets (curl as a real client).
-        .target(name: "HeraldTestSupport", dependencies: ["HeraldSync"], path: "Tests/HeraldTestSupport"),
+        // Helpers shared by the test targets: the one process runner, sandbox harness, settable date
+        // and lock, curl as a real client, nats-server.
+        .target(name: "HeraldTestSupport", dependencies: ["HeraldSync", "HeraldTesting", "HeraldSandbox", "HeraldServices"], path: "Tests/HeraldTestSupport"),
         .testTarget(
             name: "HeraldServicesTests", dependencies: ["HeraldTesting", "HeraldServices", "HeraldSandbox", "HeraldHTTP", "HeraldTestSupport", "HeraldSync", "HeraldIO"],
             exclude: ["Support/tls_server.py"]

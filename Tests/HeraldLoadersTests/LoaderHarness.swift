@@ -14,38 +14,29 @@ import HeraldTestSupport
 /// The sandbox's timeline and todos grow with its `now`, which is ``time``: fixed until a test
 /// advances it, so two loads see the same timeline however slow the machine is.
 struct LoaderHarness {
-    let sandbox: Sandbox
+    let base: SandboxHarness
     let bus = EventBus()
     let recorder: EventRecorder
     let transport: RecordingTransport
     let stateDirectory: URL
-    let time: ManualDate
+
+    var sandbox: Sandbox { base.sandbox }
+    var time: ManualDate { base.time }
 
     static func run<T>(_ configure: (inout SandboxConfiguration) -> Void = { _ in }, timeout: Duration = .seconds(120),
                        _ body: (LoaderHarness) async throws -> T) async throws -> T {
-        let time = ManualDate(Date(timeIntervalSince1970: 1_780_000_000))
-        var configuration = SandboxConfiguration(now: { time.now })
-        configure(&configuration)
-        let sandbox = try await Sandbox.start(configuration)
+        let transport = RecordingTransport(SchemeRoutingTransport(defaultTimeout: timeout))
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("herald-loaders-\(UUID().uuidString)")
-        let harness = try LoaderHarness(sandbox: sandbox, transport: RecordingTransport(SchemeRoutingTransport(defaultTimeout: timeout)),
-                                        stateDirectory: directory, time: time)
         defer { try? FileManager.default.removeItem(at: directory) }
-        do {
-            let result = try await body(harness)
-            await sandbox.stop()
-            return result
-        } catch {
-            await sandbox.stop()
-            throw error
+        return try await SandboxHarness.run(configure, time: ManualDate(Date(timeIntervalSince1970: 1_780_000_000)), transport: transport) { base in
+            try await body(LoaderHarness(base: base, transport: transport, stateDirectory: directory))
         }
     }
 
-    private init(sandbox: Sandbox, transport: RecordingTransport, stateDirectory: URL, time: ManualDate) throws {
-        self.sandbox = sandbox
+    private init(base: SandboxHarness, transport: RecordingTransport, stateDirectory: URL) throws {
+        self.base = base
         self.transport = transport
         self.stateDirectory = stateDirectory
-        self.time = time
         self.recorder = try EventRecorder(bus: bus, matching: "loader.>")
     }
 
@@ -57,25 +48,11 @@ struct LoaderHarness {
         try Data(text.utf8).write(to: stateDirectory.appendingPathComponent("\(id).json"))
     }
 
-    func twitter(timeout: Duration? = nil) -> TwitterClient {
-        let keys = sandbox.configuration.credentials
-        return TwitterClient(
-            baseURL: sandbox.baseURL,
-            credentials: OAuthCredentials(consumerKey: keys.consumerKey, consumerSecret: keys.consumerSecret,
-                                          token: keys.token, tokenSecret: keys.tokenSecret),
-            transport: transport, timeout: timeout)
-    }
-
-    func tiqav() -> TiqavClient {
-        TiqavClient(baseURL: sandbox.baseURL, imageBaseURL: sandbox.imageBaseURL, transport: transport)
-    }
-
-    func baas() -> BaaSClient {
-        let configuration = sandbox.configuration
-        return BaaSClient(configuration: BaaSConfiguration(
-            endpoint: sandbox.baseURL, tenantID: configuration.baasTenant, applicationID: configuration.baasApplicationID,
-            applicationKey: configuration.baasApplicationKey), transport: transport)
-    }
+    func twitter(timeout: Duration? = nil) -> TwitterClient { base.twitter(timeout: timeout) }
+    func tiqav() -> TiqavClient { base.tiqav() }
+    func baas() -> BaaSClient { base.baas() }
+    func x(bearer: String? = nil) -> XClient { base.x(bearer: bearer) }
+    func mastodon(token: String? = nil, transport: (any HTTPTransport)? = nil) -> MastodonClient { base.mastodon(token: token, transport: transport) }
 }
 
 /// Forwards to a transport and records each request's URL, in order; responses can be held

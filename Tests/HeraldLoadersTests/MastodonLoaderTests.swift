@@ -5,14 +5,6 @@ import HeraldSandbox
 import HeraldServices
 import Testing
 
-extension LoaderHarness {
-    func mastodon(token: String? = nil, transport: (any HTTPTransport)? = nil) -> MastodonClient {
-        let time = self.time
-        return MastodonClient(baseURL: sandbox.baseURL, token: token ?? sandbox.configuration.mastodon.token,
-                              transport: transport ?? self.transport, now: { time.now })
-    }
-}
-
 /// Rewrites requests and responses of a real transport: a server that ignores `min_id`, or
 /// answers a page with repeated ids.
 struct RewritingTransport: HTTPTransport {

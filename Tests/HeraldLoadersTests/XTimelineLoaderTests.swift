@@ -6,14 +6,6 @@ import HeraldServices
 import HeraldSync
 import Testing
 
-extension LoaderHarness {
-    func x(bearer: String? = nil) -> XClient {
-        let keys = sandbox.configuration.credentials
-        let oauth = OAuthCredentials(consumerKey: keys.consumerKey, consumerSecret: keys.consumerSecret, token: keys.token, tokenSecret: keys.tokenSecret)
-        return XClient(baseURL: sandbox.baseURL, authorization: bearer.map { .bearer($0) } ?? .oauth1(oauth), transport: transport)
-    }
-}
-
 /// The X API v2 timeline loader announces what the v1.1 one does, from the v2 endpoints.
 @Suite struct XTimelineLoaderTests {
     @Test func homeTimelineAnnouncesTimelineLoadedWithAuthorsAndAsksSinceTheNewest() async throws {

@@ -19,38 +19,31 @@ extension EventRecorder {
 
 /// A sandbox, a bus, a manual clock and a state directory for post scheduler tests.
 struct PostHarness {
-    let sandbox: Sandbox
+    let base: SandboxHarness
     let bus: EventBus
-    let clock: ManualClock
     let start: Date
     let directory: URL
     let recorder: EventRecorder
-    let transport = SchemeRoutingTransport(defaultTimeout: .seconds(120))
 
+    var sandbox: Sandbox { base.sandbox }
+    var clock: ManualClock { base.clock }
+    var transport: any HTTPTransport { base.transport }
+
+    /// The sandbox runs on the real date; the scheduler and the clients on a manual clock.
     static func run<T>(start: Date = Date(), _ configure: (inout SandboxConfiguration) -> Void = { _ in },
                        _ body: (PostHarness) async throws -> T) async throws -> T {
-        var configuration = SandboxConfiguration()
-        configure(&configuration)
-        let sandbox = try await Sandbox.start(configuration)
         let bus = EventBus()
         let recorder = EventRecorder()
         let subscription = try bus.subscribe(matching: "post.>", delivery: .inline) { recorder.record($0) }
         let uploads = try bus.subscribe(matching: "upload.>", delivery: .inline) { recorder.record($0) }
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("herald-post-\(UUID().uuidString)")
-        let harness = PostHarness(sandbox: sandbox, bus: bus, clock: ManualClock(), start: start, directory: directory,
-                                  recorder: recorder)
         defer {
             subscription.cancel()
             uploads.cancel()
             try? FileManager.default.removeItem(at: directory)
         }
-        do {
-            let result = try await body(harness)
-            await sandbox.stop()
-            return result
-        } catch {
-            await sandbox.stop()
-            throw error
+        return try await SandboxHarness.run(configure, sandboxFollowsTime: false, clock: ManualClock()) { base in
+            try await body(PostHarness(base: base, bus: bus, start: start, directory: directory, recorder: recorder))
         }
     }
 
@@ -62,22 +55,9 @@ struct PostHarness {
         return { start.addingTimeInterval(Double(clock.now.offset.components.seconds) + Double(clock.now.offset.components.attoseconds) / 1e18) }
     }
 
-    func twitter(_ credentials: OAuthCredentials? = nil) -> TwitterClient {
-        let sandboxCredentials = sandbox.configuration.credentials
-        return TwitterClient(
-            baseURL: sandbox.baseURL,
-            credentials: credentials ?? OAuthCredentials(
-                consumerKey: sandboxCredentials.consumerKey, consumerSecret: sandboxCredentials.consumerSecret,
-                token: sandboxCredentials.token, tokenSecret: sandboxCredentials.tokenSecret),
-            transport: transport, clock: clock)
-    }
+    func twitter(_ credentials: OAuthCredentials? = nil) -> TwitterClient { base.twitter(credentials: credentials) }
 
-    func baas() -> BaaSClient {
-        let configuration = sandbox.configuration
-        return BaaSClient(configuration: BaaSConfiguration(
-            endpoint: sandbox.baseURL, tenantID: configuration.baasTenant, applicationID: configuration.baasApplicationID,
-            applicationKey: configuration.baasApplicationKey), transport: transport)
-    }
+    func baas() -> BaaSClient { base.baas() }
 
     func scheduler(_ rules: [PostRule], services: [String: any PostService]? = nil, retry: PostScheduler.RetryPolicy = .init(),
                    faultHook: (@Sendable (PostScheduler.FaultPoint) -> Void)? = nil,

@@ -10,10 +10,7 @@ import Testing
 /// The post scheduler posting through X API v2 (`XPostService`) to the sandbox.
 @Suite struct XPostSchedulerTests {
     static func x(_ harness: PostHarness, maxStatusPolls: Int = 60) -> XClient {
-        let keys = harness.sandbox.configuration.credentials
-        let oauth = OAuthCredentials(consumerKey: keys.consumerKey, consumerSecret: keys.consumerSecret, token: keys.token, tokenSecret: keys.tokenSecret)
-        return XClient(baseURL: harness.sandbox.baseURL, authorization: .oauth1(oauth), transport: harness.transport, clock: harness.clock,
-                       segmentSize: 1_000, maxStatusPolls: maxStatusPolls)
+        harness.base.x(segmentSize: 1_000, maxStatusPolls: maxStatusPolls)
     }
 
     @Test func aVideoPostGoesThroughTheV2UploadAndAMediaThatNeverFinishesFailsThePost() async throws {

@@ -2,6 +2,7 @@ import Foundation
 import HeraldSandbox
 import HeraldServices
 import Testing
+import HeraldTestSupport
 
 @Suite struct BaaSClientTests {
     @Test func createThenQueryDefaultsToUpdatedAtAscending() async throws {

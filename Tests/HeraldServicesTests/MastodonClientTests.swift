@@ -2,6 +2,8 @@ import Foundation
 import HeraldSandbox
 import HeraldServices
 import Testing
+import HeraldTestSupport
+import HeraldTesting
 
 @Suite struct MastodonClientTests {
     @Test func aTimelinePageComesNewestFirstWithLinkPagesAndPlainText() async throws {
@@ -87,12 +89,12 @@ import Testing
     @Test func mediaIsPolledUntilProcessedThenAttached() async throws {
         try await SandboxHarness.run({ $0.mastodon.mediaPolls = 3 }) { harness in
             let client = harness.mastodon()
-            let phases = PhaseRecorder()
+            let phases = Recording<UploadProgress.Phase>()
             let media = try await client.uploadMedia(Data(repeating: 7, count: 4096), mediaType: "video/mp4", fileName: "clip.mp4",
                                                      description: "A short clip") { phases.append($0.phase) }
             #expect(media.isProcessed && media.type == "video" && media.description == "A short clip")
             #expect(harness.clock.sleeps.count == 3)
-            #expect(phases.all == [.uploading, .processing, .processing, .processing, .completed])
+            #expect(phases.values == [.uploading, .processing, .processing, .processing, .completed])
             let status = try await client.postStatus(MastodonStatusDraft(status: "with video", mediaIDs: [media.id]))
             #expect(status.mediaAttachments.map(\.id) == [media.id])
             #expect(harness.sandbox.mastodonPosts().first?.mediaDescriptions == ["A short clip"])
@@ -159,13 +161,4 @@ import Testing
         let odd = MastodonClient.headerSafeKey("rule:item:loader.todos:a b\r\nInjected: 1")
         #expect(odd.hasPrefix("sha1-") && odd.count == 45)
     }
-}
-
-/// Upload phases in order, from any thread.
-final class PhaseRecorder: @unchecked Sendable {
-    // @unchecked Sendable: `phases` is only touched while holding `lock`.
-    private let lock = NSLock()
-    private var phases: [UploadProgress.Phase] = []
-    func append(_ phase: UploadProgress.Phase) { lock.withLock { phases.append(phase) } }
-    var all: [UploadProgress.Phase] { lock.withLock { phases } }
 }

@@ -2,6 +2,7 @@ import Foundation
 import HeraldSandbox
 import HeraldServices
 import Testing
+import HeraldTestSupport
 
 /// The sandbox checks OAuth on every Twitter-style endpoint, and the signature it checks
 /// covers the query and the form body, not only the `oauth_*` parameters.

@@ -2,20 +2,20 @@ import Foundation
 import HeraldSandbox
 import HeraldServices
 import Testing
+import HeraldTestSupport
+import HeraldTesting
 
 /// Records every request a client sends, then passes it on.
-private final class RecordingTransport: HTTPTransport, @unchecked Sendable {
-    // @unchecked Sendable: `requests` is only touched while holding `lock`; `next` is immutable.
-    private let lock = NSLock()
-    private var requests: [HTTPRequest] = []
+private final class RecordingTransport: HTTPTransport {
+    private let requests = Recording<HTTPRequest>()
     private let next: any HTTPTransport
 
     init(_ next: any HTTPTransport) { self.next = next }
 
-    var sent: [HTTPRequest] { lock.withLock { requests } }
+    var sent: [HTTPRequest] { requests.values }
 
     func send(_ request: HTTPRequest) async throws -> HTTPResponse {
-        lock.withLock { requests.append(request) }
+        requests.append(request)
         return try await next.send(request)
     }
 }

@@ -3,6 +3,7 @@ import HeraldSandbox
 import HeraldServices
 import HeraldTestSupport
 import Testing
+import HeraldTesting
 
 @Suite struct TwitterPostingTests {
     @Test func updatePostsRFC3986EncodedTextAndTheSandboxRecordsIt() async throws {
@@ -67,14 +68,14 @@ import Testing
         try await SandboxHarness.run({ $0.processingPolls = 2; $0.processingCheckAfterSeconds = 3 }) { harness in
             let client = harness.twitter(segmentSize: 1000)
             let video = MP4Fixture.sized(2500)
-            let reports = ProgressRecorder()
+            let reports = Recording<UploadProgress>()
             let media = try await client.uploadMedia(video, mediaType: "video/mp4", category: "tweet_video") { reports.append($0) }
             #expect(media.size == 2500)
             #expect(media.statusPolls == 2)
             #expect(harness.clock.sleeps == [.seconds(3), .seconds(3)])
-            let phases = reports.all.map(\.phase)
+            let phases = reports.values.map(\.phase)
             #expect(phases == [.initialized, .uploading, .uploading, .uploading, .processing, .processing, .completed])
-            #expect(reports.all.filter { $0.phase == .uploading }.map(\.bytesSent) == [1000, 2000, 2500])
+            #expect(reports.values.filter { $0.phase == .uploading }.map(\.bytesSent) == [1000, 2000, 2500])
             let status = try await client.update(status: "with video", mediaIDs: [media.mediaID])
             #expect(!status.id.isEmpty)
             #expect(harness.sandbox.posts().last?.mediaIDs == [media.mediaID])

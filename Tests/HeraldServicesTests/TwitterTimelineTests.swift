@@ -2,6 +2,7 @@ import Foundation
 import HeraldSandbox
 import HeraldServices
 import Testing
+import HeraldTestSupport
 
 @Suite struct TwitterTimelineTests {
     @Test func homeTimelineJSONIsNewestFirstWithRateLimitHeaders() async throws {

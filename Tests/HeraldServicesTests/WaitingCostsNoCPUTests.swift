@@ -3,6 +3,7 @@ import HeraldSandbox
 import Testing
 
 @testable import HeraldServices
+import HeraldTestSupport
 
 /// Waiting for a slow service must cost (almost) no CPU: URLSession on Linux busy-loops on a
 /// writable socket for the whole wait. The measurement runs in a child process, alone, so the

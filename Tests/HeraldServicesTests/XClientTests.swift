@@ -3,6 +3,7 @@ import HeraldSandbox
 import HeraldServices
 import HeraldTestSupport
 import Testing
+import HeraldTesting
 
 /// X API v2 against the sandbox's emulation, over real HTTP.
 @Suite struct XClientTests {
@@ -155,15 +156,15 @@ import Testing
         try await SandboxHarness.run({ $0.processingPolls = 3; $0.processingCheckAfterSeconds = 2 }) { harness in
             let client = harness.x(segmentSize: 1000)
             let video = MP4Fixture.make()
-            let recorder = ProgressRecorder()
+            let recorder = Recording<UploadProgress>()
             let media = try await client.uploadMedia(video, mediaType: "video/mp4", category: "tweet_video") { recorder.append($0) }
             #expect(media.statusPolls == 3)
-            let phases = recorder.all.map(\.phase)
+            let phases = recorder.values.map(\.phase)
             #expect(phases.first == .initialized)
             #expect(phases.contains(.uploading))
             #expect(phases.contains(.processing))
             #expect(phases.last == .completed)
-            #expect(recorder.all.last?.bytesSent == video.count)
+            #expect(recorder.values.last?.bytesSent == video.count)
             #expect(harness.clock.sleeps.allSatisfy { $0 == .seconds(2) })
             let post = try await client.createPost(text: "with video", mediaIDs: [media.mediaID])
             #expect(harness.sandbox.posts().last?.mediaIDs == [media.mediaID])
