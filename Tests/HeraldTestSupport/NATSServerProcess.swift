@@ -13,8 +13,8 @@ import Darwin
 /// same port and data directory (for reconnect tests); ``stop()`` ends it. A server still
 /// running when the object is released is killed.
 ///
-/// The blocking parts (reading its log, waiting for it to exit) run on threads of their own,
-/// never on the cooperative pool. `Sendable`: the process is behind a lock.
+/// It runs as a ``ChildProcess`` (its log read, its exit awaited on threads of their own, never
+/// on the cooperative pool). `Sendable`: the process is behind a lock.
 public final class NATSServerProcess: Sendable {
     /// The TCP port clients connect to.
     public let port: Int
@@ -24,14 +24,18 @@ public final class NATSServerProcess: Sendable {
     public let extraArguments: [String]
     /// Whether JetStream is on (`-js`).
     public let jetStream: Bool
-    private let process = SyncLock<Process?>(nil)
+    private let process = SyncLock<ChildProcess?>(nil)
+    /// The logs of the runs before a restart.
     private let log = SyncLock("")
 
     /// `nats://127.0.0.1:<port>`.
     public var url: String { "nats://127.0.0.1:\(port)" }
 
     /// The server's log so far (for a failing test's message).
-    public var output: String { log.withLock { $0 } }
+    public var output: String {
+        let running = process.withLock { $0 }
+        return log.withLock { $0 } + (running.map { $0.stderr + $0.stdout } ?? "")
+    }
 
     /// The path of `nats-server` ($NATS_SERVER, then PATH, then /usr/sbin and /usr/local/bin), if installed.
     public static var executable: String? {
@@ -52,8 +56,8 @@ public final class NATSServerProcess: Sendable {
     }
 
     deinit {
-        process.withLock { process in
-            if let process, process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.withLock { child in
+            if let child, child.process.isRunning { child.signal(SIGKILL) }
         }
     }
 
@@ -80,27 +84,28 @@ public final class NATSServerProcess: Sendable {
     /// Stops the server (SIGTERM, or SIGKILL with `crash`) and waits for it to exit; the data
     /// directory stays, so ``restart()`` finds the streams again.
     public func halt(crash: Bool = false) async {
-        guard let running = process.withLock({ process -> Process? in defer { process = nil }; return process }) else { return }
-        if running.isRunning {
-            kill(running.processIdentifier, crash ? SIGKILL : SIGTERM)
+        guard let running = process.withLock({ process -> ChildProcess? in defer { process = nil }; return process }) else { return }
+        if running.process.isRunning {
+            running.signal(crash ? SIGKILL : SIGTERM)
             // A frozen server must run again to act on the SIGTERM.
-            kill(running.processIdentifier, SIGCONT)
+            running.signal(SIGCONT)
         }
-        await Self.onThread { running.waitUntilExit() }
+        _ = await running.finish()
+        log.withLock { $0 += running.stderr + running.stdout }
     }
 
     /// Stops the server process without ending it (SIGSTOP): its sockets stay open and nothing
     /// answers, as on a hung machine. ``thaw()`` lets it go on; ``halt(crash:)`` ends it either way.
     public func freeze() {
-        process.withLock { process in
-            if let process, process.isRunning { kill(process.processIdentifier, SIGSTOP) }
+        process.withLock { child in
+            if let child, child.process.isRunning { child.signal(SIGSTOP) }
         }
     }
 
     /// Lets a frozen server go on (SIGCONT).
     public func thaw() {
-        process.withLock { process in
-            if let process, process.isRunning { kill(process.processIdentifier, SIGCONT) }
+        process.withLock { child in
+            if let child, child.process.isRunning { child.signal(SIGCONT) }
         }
     }
 
@@ -125,33 +130,10 @@ public final class NATSServerProcess: Sendable {
 
     private func launch() async throws {
         guard let executable = Self.executable else { throw NATSServerProcessError(message: "nats-server is not installed (apt-get install -y nats-server)") }
-        let child = Process()
-        child.executableURL = URL(fileURLWithPath: executable)
-        child.arguments = arguments
-        let pipe = Pipe()
-        child.standardError = pipe
-        child.standardOutput = pipe
-        try child.run()
+        let child = try ChildProcess(URL(fileURLWithPath: executable), arguments)
         process.withLock { $0 = child }
-        let ready = ReadySignal()
-        let reader = pipe.fileHandleForReading
-        let thread = Thread { [self] in
-            var seen = ""
-            while true {
-                let data = reader.availableData
-                if data.isEmpty { break }
-                let text = String(decoding: data, as: UTF8.self)
-                log.withLock { $0 += text }
-                if !ready.isOpen {
-                    seen += text
-                    if seen.contains("Server is ready") { ready.open(true) }
-                }
-            }
-            ready.open(false)
-        }
-        thread.name = "nats-server log"
-        thread.start()
-        guard await ready.wait() else {
+        // nats-server logs to standard error; the wait ends early if it exits first.
+        guard await child.waitForStandardError({ $0.contains("Server is ready") }) else {
             await halt()
             throw NATSServerProcessError(message: "nats-server exited before it was ready:\n\(output)")
         }
@@ -218,32 +200,4 @@ public struct NATSServerProcessError: Error, CustomStringConvertible {
     public var message: String
     /// The message.
     public var description: String { message }
-}
-
-/// A one-shot signal with a value: the first ``open(_:)`` wins, ``wait()`` returns it.
-private final class ReadySignal: Sendable {
-    private let state = SyncLock<(value: Bool?, waiters: [CheckedContinuation<Bool, Never>])>((nil, []))
-
-    var isOpen: Bool { state.withLock { $0.value != nil } }
-
-    func open(_ value: Bool) {
-        let waiters = state.withLock { state -> [CheckedContinuation<Bool, Never>] in
-            guard state.value == nil else { return [] }
-            state.value = value
-            defer { state.waiters = [] }
-            return state.waiters
-        }
-        for waiter in waiters { waiter.resume(returning: value) }
-    }
-
-    func wait() async -> Bool {
-        await withCheckedContinuation { continuation in
-            let value = state.withLock { state -> Bool? in
-                if let value = state.value { return value }
-                state.waiters.append(continuation)
-                return nil
-            }
-            if let value { continuation.resume(returning: value) }
-        }
-    }
 }
