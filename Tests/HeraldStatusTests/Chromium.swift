@@ -24,39 +24,13 @@ final class Chromium: Sendable {
         var closed = false
     }
 
-    private let process: SyncLock<Process>
-    private let exit: ExitSignal
+    private let child: ChildProcess
     private let profile: URL
     private let socket: SyncLock<WebSocketClient?> = SyncLock(nil)
     private let state = SyncLock(State())
 
-    /// Opened when the browser process exits.
-    final class ExitSignal: Sendable {
-        private let state = SyncLock<(exited: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
-
-        func open() {
-            let waiters = state.withLock { state in
-                state.exited = true
-                defer { state.waiters = [] }
-                return state.waiters
-            }
-            waiters.forEach { $0.resume() }
-        }
-
-        func wait() async {
-            await withCheckedContinuation { continuation in
-                let exited = state.withLock { state -> Bool in
-                    if !state.exited { state.waiters.append(continuation) }
-                    return state.exited
-                }
-                if exited { continuation.resume() }
-            }
-        }
-    }
-
-    private init(process: sending Process, exit: ExitSignal, profile: URL) {
-        self.process = SyncLock(process)
-        self.exit = exit
+    private init(child: ChildProcess, profile: URL) {
+        self.child = child
         self.profile = profile
     }
 
@@ -65,45 +39,19 @@ final class Chromium: Sendable {
         guard let executable else { throw Failure(description: "chromium is not installed (apt-get install chromium)") }
         let profile = FileManager.default.temporaryDirectory.appendingPathComponent("herald-chromium-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: profile, withIntermediateDirectories: true)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
-                             "--no-default-browser-check", "--disable-extensions", "--disable-background-networking",
-                             "--remote-debugging-port=0", "--remote-allow-origins=*", "--user-data-dir=\(profile.path)",
-                             "--window-size=1280,1000", "about:blank"]
-        let errors = Pipe()
-        process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
-        // Chromium says where DevTools listens on its standard error; read as it comes, on a
-        // thread of its own.
-        let seen = SyncLock<(text: String, waiter: CheckedContinuation<String?, Never>?, done: Bool)>(("", nil, false))
-        let collect: @Sendable (Data) -> Void = { chunk in
-            let resume = seen.withLock { seen -> (CheckedContinuation<String?, Never>, String?)? in
-                if chunk.isEmpty { seen.done = true } else { seen.text += String(decoding: chunk, as: UTF8.self) }
-                guard let waiter = seen.waiter else { return nil }
-                if let line = Self.devToolsURL(in: seen.text) { seen.waiter = nil; return (waiter, line) }
-                if seen.done { seen.waiter = nil; return (waiter, nil) }
-                return nil
-            }
-            if let (waiter, url) = resume { waiter.resume(returning: url) }
-        }
-        let exit = ExitSignal()
-        process.terminationHandler = { _ in exit.open() }
-        try process.run()
-        readToEndOnDedicatedThread(errors.fileHandleForReading, collect)
-        let browserURL = await withCheckedContinuation { (continuation: CheckedContinuation<String?, Never>) in
-            let ready = seen.withLock { seen -> String?? in
-                if let url = Self.devToolsURL(in: seen.text) { return .some(url) }
-                if seen.done { return .some(nil) }
-                seen.waiter = continuation
-                return nil
-            }
-            if let ready { continuation.resume(returning: ready) }
-        }
-        let chromium = Chromium(process: process, exit: exit, profile: profile)
+        let arguments = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
+                         "--no-default-browser-check", "--disable-extensions", "--disable-background-networking",
+                         "--remote-debugging-port=0", "--remote-allow-origins=*", "--user-data-dir=\(profile.path)",
+                         "--window-size=1280,1000", "about:blank"]
+        let child = try ChildProcess(URL(fileURLWithPath: executable), arguments)
+        // Chromium says where DevTools listens on its standard error (the wait ends early if
+        // it exits first).
+        _ = await child.waitForStandardError { Self.devToolsURL(in: $0) != nil }
+        let browserURL = Self.devToolsURL(in: child.stderr)
+        let chromium = Chromium(child: child, profile: profile)
         guard let browserURL, let port = URL(string: browserURL)?.port else {
             await chromium.quit()
-            throw Failure(description: "chromium did not open DevTools: \(seen.withLock { $0.text })")
+            throw Failure(description: "chromium did not open DevTools: \(child.stderr)")
         }
         let targets = try await Curl.run(["http://127.0.0.1:\(port)/json/list"]).stdout
         let list = try JSONSerialization.jsonObject(with: Data(targets.utf8)) as? [[String: Any]] ?? []
@@ -171,9 +119,8 @@ final class Chromium: Sendable {
     /// Ends the browser (SIGTERM to the process this test started) and waits for it to exit.
     func quit() async {
         socket.withLock { $0 }?.shutdown()
-        let pid = process.withLock { $0.processIdentifier }
-        if pid > 0 { kill(pid, SIGTERM) }
-        await exit.wait()
+        child.signal(SIGTERM)
+        _ = await child.finish()
         try? FileManager.default.removeItem(at: profile)
     }
 
