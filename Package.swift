@@ -52,7 +52,7 @@ let package = Package(
         // (streams, consumers, acked publishes, pull consumers, key-value buckets). Foundation,
         // Dispatch, Glibc and the one lock only; the socket runs on a thread of its own.
         .target(name: "HeraldNATS", dependencies: ["HeraldSync", "HeraldIO"]),
-        .testTarget(name: "HeraldNATSTests", dependencies: ["HeraldNATS", "HeraldIO", "HeraldTestSupport", "HeraldSync"]),
+        .testTarget(name: "HeraldNATSTests", dependencies: ["HeraldNATS", "HeraldIO", "HeraldTestSupport", "HeraldTesting", "HeraldSync"]),
 
         // The command-line tool. It imports the runtime (which offers what each command needs),
         // the status endpoint's reload types and the one lock.

@@ -51,7 +51,7 @@ struct HostileServerTests {
             return .milliseconds(1)
         }
         let connection = try NATSConnection(options: options)
-        let events = EventRecorder(connection)
+        let events = ConnectionEvents(connection)
         try await connection.connect()
         await server.waitForConnections(6)
         await connection.close()
@@ -80,7 +80,7 @@ struct HostileServerTests {
         options.allowReconnect = false
         options.pingInterval = .seconds(3600)
         let connection = try NATSConnection(options: options)
-        let events = EventRecorder(connection)
+        let events = ConnectionEvents(connection)
         try await connection.connect()
         let dropped = await events.next { $0.isDisconnected }
         guard case .disconnected(_, let reason)? = dropped else {
@@ -108,7 +108,7 @@ struct HostileServerTests {
         var options = NATSConnectionOptions(servers: [server.url], name: "payload-cap")
         options.allowReconnect = false
         let connection = try NATSConnection(options: options)
-        let events = EventRecorder(connection)
+        let events = ConnectionEvents(connection)
         try await connection.connect()
         let dropped = await events.next { $0.isDisconnected }
         guard case .disconnected(_, let reason)? = dropped else {

@@ -17,7 +17,7 @@ struct MalformedMessageTests {
         defer { Task { await server.stop() } }
         let connection = try NATSConnection(servers: [server.url], name: "reader")
         try await connection.connect()
-        let events = EventRecorder(connection)
+        let events = ConnectionEvents(connection)
         let subscription = try connection.subscribe("herald.>")
         try await connection.flush()
 

@@ -16,7 +16,7 @@ struct ReconnectTests {
         let server = try await NATSServerProcess.start(jetStream: false)
         let connection = try NATSConnection(options: Self.options(server))
         try await connection.connect()
-        let events = EventRecorder(connection)
+        let events = ConnectionEvents(connection)
         let subscription = try connection.subscribe("greet.>")
         var messages = subscription.makeAsyncIterator()
         try connection.publish("greet.before", payload: Array("1".utf8))
@@ -49,7 +49,7 @@ struct ReconnectTests {
         options.reconnectBufferMessages = 3
         let connection = try NATSConnection(options: options)
         try await connection.connect()
-        let events = EventRecorder(connection)
+        let events = ConnectionEvents(connection)
         let subscription = try connection.subscribe("buffered")
         try await connection.flush()
 
@@ -92,7 +92,7 @@ struct ReconnectTests {
         options.reconnectDelay = { attempt in attempt == 1 ? .zero : .seconds(3600) }
         let connection = try NATSConnection(options: options)
         try await connection.connect()
-        let events = EventRecorder(connection)
+        let events = ConnectionEvents(connection)
         await server.halt()
         await events.next { $0.isConnectFailed }
         let error = await #expect(throws: NATSError.self) {
@@ -111,7 +111,7 @@ struct ReconnectTests {
         options.reconnectDelay = { attempt in attempt == 1 ? .zero : .seconds(3600) }
         let connection = try NATSConnection(options: options)
         try await connection.connect()
-        let events = EventRecorder(connection)
+        let events = ConnectionEvents(connection)
         await server.halt()
         await events.next { $0.isConnectFailed }
         await connection.close()

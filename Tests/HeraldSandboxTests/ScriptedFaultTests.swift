@@ -140,6 +140,17 @@ extension Sandbox {
         #expect(counted.body.hasPrefix(#"{"bucket":"todos","count":1,"created":1,"objects":[{"_id":"#))
     }
 
+    @Test func clearingScriptedFaultsDropsThoseOfAPathOrAll() async throws {
+        let sandbox = try await Sandbox.start()
+        defer { Task { await sandbox.stop() } }
+        try sandbox.script(path: "/search/random.json", [.status(503)])
+        try sandbox.script(path: "/1.1/statuses/update.json", [.status(429), .drop])
+        sandbox.clearScriptedFaults(path: "/search/random.json")
+        #expect(sandbox.scriptedFaults() == [SandboxFaultScript(path: "/1.1/statuses/update.json", outcomes: [.status(429), .drop])])
+        sandbox.clearScriptedFaults()
+        #expect(sandbox.scriptedFaults().isEmpty)
+    }
+
     @Test(.enabled(if: Curl.isAvailable), .timeLimit(.minutes(5)))
     func theControlPathScriptsShowsAndClears() async throws {
         let sandbox = try await Sandbox.start()
