@@ -31,4 +31,21 @@ import HeraldTesting
         #expect(String(decoding: try #require(failed.encoded), as: UTF8.self) == #"{"key":"k","node":"b","result":"failed"}"#)
         #expect(PostRecord(decoding: Array(#"{"key":"k","node":"b","result":"maybe"}"#.utf8)) == nil)
     }
+
+    /// The cluster's events keep their JSON (the archive and other nodes read it): the kinds,
+    /// now enums, encode as the strings they were.
+    @Test func clusterEventKindsEncodeAsTheirStrings() throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        func json(_ value: some Encodable) throws -> String { String(decoding: try encoder.encode(value), as: UTF8.self) }
+        #expect(try json(ClusterLeaseChanged(loader: "home", node: "a", change: .lost, reason: "expired"))
+                == #"{"change":"lost","loader":"home","node":"a","reason":"expired"}"#)
+        #expect(try json(ClusterConnectionChanged(node: "a", kind: .lameduck, detail: "s"))
+                == #"{"detail":"s","kind":"lameduck","node":"a"}"#)
+        #expect(try json(ClusterExportProblem(eventTopic: "t", eventID: "i", outcome: .skipped, reason: "r", attempts: 0))
+                == #"{"attempts":0,"eventID":"i","eventTopic":"t","outcome":"skipped","reason":"r"}"#)
+        #expect(ClusterLeaseChanged(loader: "home", node: "a", change: .acquired).topic == "cluster.lease.home.acquired")
+        #expect(ClusterConnectionChanged(node: "a", kind: .disconnected, detail: "").topic == "cluster.connection.disconnected")
+        #expect(ClusterExportProblem(eventTopic: "t", eventID: "i", outcome: .retrying, reason: "r", attempts: 1).topic == "cluster.export.retrying")
+    }
 }
