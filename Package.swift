@@ -86,7 +86,7 @@ let package = Package(
         ),
 
         // Helpers shared by the test targets (curl as a real client).
-        .target(name: "HeraldTestSupport", dependencies: ["HeraldSync"], path: "Tests/HeraldTestSupport"),
+        .target(name: "HeraldTestSupport", dependencies: ["HeraldSync", "HeraldLifecycle"], path: "Tests/HeraldTestSupport"),
         .testTarget(
             name: "HeraldServicesTests", dependencies: ["HeraldServices", "HeraldSandbox", "HeraldHTTP", "HeraldTestSupport", "HeraldSync", "HeraldIO"],
             exclude: ["Support/tls_server.py"]

@@ -1,7 +1,6 @@
 import Foundation
 import Herald
-import Synchronization
-import HeraldSync
+import HeraldLifecycle
 
 /// Writes one line per event to a ``LogWriter``: human-readable text (the default), `logfmt`
 /// or JSON, filtered by topic patterns and a minimum level, secrets masked by a ``Redactor``.
@@ -21,9 +20,8 @@ public final class LogSubscriber: Sendable {
     private let writer: any LogWriter
     private let summarizers: [EventSummarizer]
     private let redactor: Redactor
-    private let subscription = SyncLock<Subscription?>(nil)
 
-    /// Creates a subscriber; nothing is logged until ``start(on:)``.
+    /// Creates a subscriber; nothing is logged until ``run(on:)``.
     ///
     /// - Parameters:
     ///   - summarizers: asked in order; ``SinkEventSummaries`` and ``BusEventSummaries`` are
@@ -40,29 +38,24 @@ public final class LogSubscriber: Sendable {
         self.redactor = redactor
     }
 
-    /// Subscribes to `bus`; lines flow until ``stop()`` or the bus shuts down.
+    /// Logs `bus`'s events until it is asked to stop: subscribes, announces that it started and
+    /// waits. Asked to shut down gracefully, it ends the subscription after writing what waits
+    /// in its mailbox (a reload that replaces it loses no line); cancelled, it drops what waits.
     ///
     /// - Throws: ``EventBusError`` when the bus refuses the subscription.
-    public func start(on bus: EventBus) throws(EventBusError) {
-        let token = try bus.subscribeInBatches(matching: .all, name: name, capacity: 4096, overflow: .wait) {
+    public func run(on bus: EventBus) async throws {
+        let subscription = try bus.subscribeInBatches(matching: .all, name: name, capacity: 4096, overflow: .wait) {
             [self] batch in
             var lines: [String] = []
             for envelope in batch { if let line = line(for: envelope) { lines.append(line) } }
             await writer.write(lines)
         }
-        subscription.withLock { $0 = token }
-    }
-
-    /// Ends the subscription (events already queued are dropped).
-    public func stop() {
-        subscription.withLock { $0?.cancel(); $0 = nil }
-    }
-
-    /// Ends the subscription after writing what waits in its mailbox (a reload replacing it).
-    public func drain() async {
-        let token = subscription.withLock { $0 }
-        await token?.drain()
-        stop()
+        announceStarted()
+        if (try? await gracefulShutdown()) != nil {
+            await subscription.drain()
+        } else {
+            subscription.cancel()
+        }
     }
 
     /// Reopens its writer's file (see ``LogWriter/reopen()``).

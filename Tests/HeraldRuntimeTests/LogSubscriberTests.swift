@@ -4,6 +4,7 @@ import HeraldLoaders
 import HeraldRuntime
 import HeraldServices
 import HeraldSubscribers
+import HeraldTestSupport
 import Testing
 
 @Suite struct LogSubscriberTests {
@@ -18,9 +19,10 @@ import Testing
         let writer = InMemoryLogWriter()
         let subscriber = LogSubscriber(patterns: patterns, level: level, format: format, writer: writer,
                                        summarizers: [LoaderEventSummaries.summarizer], redactor: Redactor(secrets: secrets))
-        try subscriber.start(on: bus)
+        let running = await RunningGroup("log", subscriber.service(on: bus))
         try publish(bus)
         _ = await bus.shutdown(timeout: .seconds(3_600))
+        await running.stop()
         return writer.lines
     }
 

@@ -34,7 +34,7 @@ import Testing
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("herald-promtool-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
         let sink = FileSink(name: "archive", path: directory.appendingPathComponent("events.jsonl").path, durability: .none)
-        try sink.start(on: bus)
+        let archiving = await RunningGroup("archive", sink.service(on: bus))
         sources.add(archive: sink)
         let running = try await RunningEndpoint.start(sources)
         await clock.waitForSleepers(1)  // the load is recorded
@@ -59,7 +59,7 @@ import Testing
 
         scheduling.cancel()
         await scheduling.value
-        await sink.finish()
+        await archiving.stop()
         try await running.stop()
     }
 }

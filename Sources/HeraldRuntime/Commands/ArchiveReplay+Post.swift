@@ -1,5 +1,7 @@
 import Foundation
 import Herald
+import HeraldIO
+import HeraldLifecycle
 import HeraldSandbox
 import HeraldSubscribers
 
@@ -48,7 +50,8 @@ extension ArchiveReplay {
 
     private func post(_ envelopes: [Envelope<any Event>], subscriber: String, posting: PostingSettings, daemon: HeraldDaemon,
                       sandbox: Sandbox?) async throws(DaemonError) -> Posted {
-        let scheduler = try daemon.makePostScheduler(subscriber, posting, sandbox: sandbox)
+        // No loader runs here: the outbox has a thread of its own.
+        let scheduler = try daemon.makePostScheduler(subscriber, posting, sandbox: sandbox, io: BlockingIOThread(name: "herald.outbox-io"))
         let bus = EventBus()
         // Outcomes, and a tick now and then (nil): the scheduler may publish a post's last outcome
         // before its snapshot says nothing waits, so the wait below looks at the snapshot again
@@ -64,10 +67,28 @@ extension ArchiveReplay {
         let watch: Subscription
         do {
             watch = try bus.subscribe(matching: "post.>", name: "replay") { envelope in continuation.yield(envelope.event) }
-            try await scheduler.prepare()
-            try scheduler.start(on: bus)
         } catch {
             throw DaemonError("subscribers.\(subscriber): cannot start: \(error)")
+        }
+        // The scheduler runs as a service of a group of its own, until the posts are done.
+        let (events, reporter) = AsyncStream.makeStream(of: ServiceGroup.Event.self)
+        let group = ServiceGroup([.init("subscribers.\(subscriber)", scheduler.service(on: bus))], onEvent: { reporter.yield($0) })
+        let running = Task { () -> ServiceGroupError? in
+            do throws(ServiceGroupError) {
+                try await group.run()
+                return nil
+            } catch {
+                return error
+            }
+        }
+        var started = false
+        for await event in events {
+            started = event == .started
+            break
+        }
+        guard started else {
+            let failure = await running.value
+            throw DaemonError("subscribers.\(subscriber): cannot start: \(failure?.underlying.map { "\($0)" } ?? failure?.description ?? "stopped")")
         }
         var result = Posted(subscriber: subscriber, sent: 0, failures: [])
         do {
@@ -88,7 +109,9 @@ extension ArchiveReplay {
         while let next = await iterator.next() {
             if let event = next { Self.count(event, into: &result) }
         }
-        await scheduler.stop()
+        // Cancelling the group's task asks it to stop gracefully.
+        running.cancel()
+        if let failure = await running.value { result.failures.append("\(failure)") }
         _ = await bus.shutdown(timeout: .seconds(1))
         return result
     }
