@@ -355,4 +355,24 @@ struct SinkNote: Event, Hashable {
         #expect(try Self.lines(path).count == 1)
         #expect(try Self.notes(path) == ["kept"])
     }
+
+    /// One lifecycle: a second run while the first archives is refused (it would subscribe
+    /// twice and write every line twice); once the first ended, the sink may run again.
+    @Test func aSinkRunsOnceAtATimeAndAgainAfterItsRunEnded() async throws {
+        let directory = try Self.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("events.jsonl").path
+        let bus = Self.bus()
+        let sink = FileSink(path: path, durability: .none)
+        let running = await RunningGroup("sink", sink.service(on: bus))
+        await #expect(throws: FileSinkError.self) { try await sink.run(on: bus) }
+        try bus.post(SinkNote(text: "once"))
+        try await running.stop().get()
+        let again = await RunningGroup("sink", sink.service(on: bus))
+        try bus.post(SinkNote(text: "again"))
+        _ = await bus.shutdown(timeout: .seconds(3_600))
+        try await again.stop().get()
+        #expect(try Self.notes(path) == ["once", "again"])
+    }
+
 }
