@@ -194,8 +194,8 @@ public final class PostScheduler: Sendable {
                 }
             }
             var failure: (any Error)?
+            var subscriptions: [Subscription] = []
             do {
-                var subscriptions: [Subscription] = []
                 for rule in rules {
                     subscriptions.append(try bus.subscribe(matching: rule.pattern, name: "\(name).\(rule.name)", delivery: .inline) {
                         [self, weak bus] envelope in
@@ -208,6 +208,8 @@ public final class PostScheduler: Sendable {
                 // A graceful shutdown and a cancellation both end the wait; either way it stops.
                 try? await gracefulShutdown()
             } catch {
+                // The rules subscribed before the one the bus refused.
+                subscriptions.forEach { $0.cancel() }
                 failure = error
             }
             if case .end(let subscriptions, let queues) = state.withLock({ $0.machine.stop() }) {
