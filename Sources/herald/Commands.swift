@@ -1,7 +1,6 @@
 import Foundation
 import HeraldRuntime
 import HeraldIO
-import HeraldSync
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

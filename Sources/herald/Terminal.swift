@@ -1,13 +1,5 @@
-import HeraldSync
 import Foundation
 import HeraldRuntime
-import Synchronization
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// The only place Herald talks to the terminal.
 ///

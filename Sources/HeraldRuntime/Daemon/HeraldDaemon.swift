@@ -50,7 +50,8 @@ public struct HeraldDaemon: Sendable {
     ///   - makeWriter: where log lines go (by default standard error, standard output or an
     ///     appended file, as configured).
     ///   - drainTimeout: how long the bus may take to deliver what is queued at shutdown.
-    ///   - clock: the clock schedules and `run(for:)` are measured on (a manual one in tests).
+    ///   - clock: the clock schedules and `run(for:)` are measured on, and the post schedulers,
+    ///     the watchdog and every cluster member wait on (a manual one in tests).
     ///   - now: the wall-clock time, to turn rate-limit reset dates into pauses; the embedded
     ///     sandbox's timeline and todos grow on it too (a fixed date in tests).
     ///   - postFaultHook: called at the post schedulers' fault points (the crash tests' helper
