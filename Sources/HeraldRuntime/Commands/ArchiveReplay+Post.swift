@@ -53,17 +53,8 @@ extension ArchiveReplay {
         // No loader runs here: the outbox has a thread of its own.
         let scheduler = try daemon.makePostScheduler(subscriber, posting, sandbox: sandbox, io: BlockingIOThread(name: "herald.outbox-io"))
         let bus = EventBus()
-        // Outcomes, and a tick now and then (nil): the scheduler may publish a post's last outcome
-        // before its snapshot says nothing waits, so the wait below looks at the snapshot again
-        // on each tick rather than only on an event that may never come.
-        let (outcomes, continuation) = AsyncStream.makeStream(of: (any Event)?.self)
-        let ticker = Task {
-            while !Task.isCancelled {
-                try? await Task.sleep(for: .milliseconds(100))
-                continuation.yield(nil)
-            }
-        }
-        defer { ticker.cancel() }
+        // The outcomes, counted once the posts are done.
+        let (outcomes, continuation) = AsyncStream.makeStream(of: (any Event).self)
         let watch: Subscription
         do {
             watch = try bus.subscribe(matching: "post.>", name: "replay") { envelope in continuation.yield(envelope.event) }
@@ -96,19 +87,23 @@ extension ArchiveReplay {
         } catch {
             result.failures.append("cannot submit an event: \(error)")
         }
-        // Until every intent is sent or given up (each end is published on the bus).
-        var iterator = outcomes.makeAsyncIterator()
-        while !(scheduler.snapshot.waiting.isEmpty && scheduler.snapshot.held == 0) {
-            guard let next = await iterator.next() else { break }
-            if let event = next { Self.count(event, into: &result) }
+        // Until every intent is sent or given up (the scheduler says when nothing waits), or the
+        // group stops (the scheduler failed).
+        await withTaskGroup(of: Void.self) { wait in
+            wait.addTask { await scheduler.waitUntilIdle() }
+            wait.addTask {
+                for await event in events {
+                    if case .stopping = event { return }
+                }
+            }
+            await wait.next()
+            wait.cancelAll()
         }
-        // What the bus already routed to the watch is still counted.
+        // Each outcome was published before its post stopped waiting: the bus has routed every
+        // one to the watch, which counts them all once drained.
         await watch.drain()
-        ticker.cancel()
         continuation.finish()
-        while let next = await iterator.next() {
-            if let event = next { Self.count(event, into: &result) }
-        }
+        for await event in outcomes { Self.count(event, into: &result) }
         // Cancelling the group's task asks it to stop gracefully.
         running.cancel()
         if let failure = await running.value { result.failures.append("\(failure)") }

@@ -94,6 +94,9 @@ public final class PostScheduler: Sendable {
         var failed: [String: Int] = [:]
         /// Intents the outbox refused, held on ``PostOutbox/io`` until written.
         var held = 0
+        /// Who waits for nothing to wait (``waitUntilIdle()``), by id.
+        var idleWaiters: [UInt64: CheckedContinuation<Void, Never>] = [:]
+        var nextIdleWaiter: UInt64 = 0
     }
 
     struct Queued: Sendable {
@@ -232,6 +235,7 @@ public final class PostScheduler: Sendable {
             return state.held
         }
         if held > 0 { outbox.io.release(held) }
+        resumeIdleWaiters()
         if let failure { throw failure }
     }
 
@@ -365,6 +369,7 @@ public final class PostScheduler: Sendable {
                 state.pending -= 1
                 state.waiting[intent.key] = nil
             }
+            resumeIdleWaiters()
         }
         if let journal = queued.journal, !(await journal.value) {
             guard await record(intent) else { return }
@@ -405,6 +410,7 @@ public final class PostScheduler: Sendable {
                 state.held = max(0, state.held - 1)
                 return state.machine.bus
             }
+            resumeIdleWaiters()
             outbox.io.release()
             _ = try? bus?.post(PostRecorded(rule: intent.rule, key: intent.key, path: outbox.path, refusals: refusals,
                                             correlation: intent.correlation),
