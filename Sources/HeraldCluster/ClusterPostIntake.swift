@@ -11,7 +11,7 @@ import HeraldSync
 ///
 /// Only this node's own events make intents: the node that announced an item is the one whose
 /// rules post it, and a ``RemoteEvent`` (another node's announcement) makes none. Publishes run
-/// on a task of their own, never in the announcement's publish; the ``IntentLedger`` makes the
+/// on a child task of ``run()``, never in the announcement's publish; the ``IntentLedger`` makes the
 /// announcing loader's state save wait for them. An intent the queue does not take is retried
 /// with backoff for as long as the service runs, reported as `post.<rule>.held` at the first
 /// failure and `post.<rule>.recorded` once stored; meanwhile the ledger refuses state saves,
