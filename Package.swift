@@ -92,8 +92,9 @@ let package = Package(
         ),
 
         // Helpers shared by the test targets: the one process runner, sandbox harness, settable date
-        // and lock, curl as a real client, nats-server.
-        .target(name: "HeraldTestSupport", dependencies: ["HeraldSync", "HeraldTesting", "HeraldSandbox", "HeraldServices"], path: "Tests/HeraldTestSupport"),
+        // and lock, a service group run until stopped, curl as a real client, nats-server.
+        .target(name: "HeraldTestSupport", dependencies: ["HeraldSync", "HeraldLifecycle", "HeraldTesting", "HeraldSandbox", "HeraldServices"],
+                path: "Tests/HeraldTestSupport"),
         .testTarget(
             name: "HeraldServicesTests", dependencies: ["HeraldTesting", "HeraldServices", "HeraldSandbox", "HeraldHTTP", "HeraldTestSupport", "HeraldSync", "HeraldIO"],
             exclude: ["Support/tls_server.py"]
@@ -145,7 +146,7 @@ let package = Package(
             dependencies: ["Herald", "HeraldLoaders", "HeraldServices", "HeraldSandbox"],
             path: "Examples/todo-flow"
         ),
-        .testTarget(name: "HeraldLoadersTests", dependencies: ["HeraldTesting", "Herald", "HeraldLoaders", "HeraldServices", "HeraldSandbox", "HeraldSync", "HeraldTestSupport"]),
+        .testTarget(name: "HeraldLoadersTests", dependencies: ["HeraldTesting", "Herald", "HeraldIO", "HeraldLoaders", "HeraldServices", "HeraldSandbox", "HeraldSync", "HeraldTestSupport"]),
         .testTarget(name: "HeraldRuntimeTests", dependencies: [
             "HeraldTesting", "Herald", "HeraldRuntime", "HeraldCluster", "HeraldLifecycle", "HeraldStatus", "HeraldSubscribers", "HeraldLoaders", "HeraldServices", "HeraldSandbox", "HeraldTestSupport", "HeraldSync",
             "HeraldIO",

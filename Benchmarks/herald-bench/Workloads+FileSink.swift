@@ -1,6 +1,7 @@
 import Foundation
 import Herald
 import HeraldSubscribers
+import HeraldTestSupport
 
 /// `sink.file`: archiving every event as a JSON line, through the bus and a ``FileSink``
 /// against encoding and writing the same lines by hand.
@@ -10,11 +11,11 @@ extension Workloads {
         defer { try? FileManager.default.removeItem(at: directory) }
         let bus = EventBus()
         let sink = FileSink(path: directory.appendingPathComponent("events.jsonl").path, durability: durability)
-        try sink.start(on: bus)
+        let running = await RunningGroup("sink", sink.service(on: bus))
         let start = ContinuousClock.now
         for i in 0..<n { try await bus.publish(Ping(value: i)) }
         let report = await bus.shutdown(timeout: .seconds(300))
-        sink.stop()
+        await running.stop()
         let elapsed = ContinuousClock.now - start
         let statistics = sink.statistics
         guard report.drained, statistics.lines >= n, statistics.failures == 0 else {

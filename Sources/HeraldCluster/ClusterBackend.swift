@@ -12,8 +12,9 @@ public protocol ClusterBackend: Sendable {
     var leases: any ClusterKeyValue { get }
     /// The state bucket (loader states, post records).
     var states: any ClusterKeyValue { get }
-    /// What happens to the connection, as this node's reports.
-    var reports: AsyncStream<ClusterConnectionChanged> { get }
+    /// What happens to the connection, as this node's reports; iterated by one task (the
+    /// connection service's), which does the work of producing them: no task of the backend's own.
+    var reports: any AsyncSequence<ClusterConnectionChanged, Never> & Sendable { get }
     /// Closes the connection.
     func close() async
 }

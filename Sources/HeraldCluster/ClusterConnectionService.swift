@@ -70,16 +70,20 @@ public final class ClusterConnectionService<C: Clock>: Service, Sendable where C
         let backend = health.tracking(made)
         connected.withLock { $0 = backend }
         down.withLock { $0 = nil }
-        let forwarding = Task { [bus, self] in
-            for await report in backend.reports {
-                track(report)
-                _ = try? await bus.publish(report, from: "cluster")
+        // The reports are forwarded by a child task: it ends (cancelled after the close) before
+        // run() returns.
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { [bus, self] in
+                for await report in backend.reports {
+                    track(report)
+                    _ = try? await bus.publish(report, from: "cluster")
+                }
             }
+            announceStarted()
+            try? await gracefulShutdown()
+            await backend.close()
+            group.cancelAll()
         }
-        announceStarted()
-        try? await gracefulShutdown()
-        await backend.close()
-        forwarding.cancel()
         down.withLock { $0 = "stopped" }
     }
 

@@ -59,7 +59,7 @@ private struct TrackedBackend: ClusterBackend {
     }
 
     var states: any ClusterKeyValue { base.states }
-    var reports: AsyncStream<ClusterConnectionChanged> { base.reports }
+    var reports: any AsyncSequence<ClusterConnectionChanged, Never> & Sendable { base.reports }
     func close() async { await base.close() }
 }
 

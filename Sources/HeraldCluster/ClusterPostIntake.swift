@@ -11,7 +11,7 @@ import HeraldSync
 ///
 /// Only this node's own events make intents: the node that announced an item is the one whose
 /// rules post it, and a ``RemoteEvent`` (another node's announcement) makes none. Publishes run
-/// on a task of their own, never in the announcement's publish; the ``IntentLedger`` makes the
+/// on a child task of ``run()``, never in the announcement's publish; the ``IntentLedger`` makes the
 /// announcing loader's state save wait for them. An intent the queue does not take is retried
 /// with backoff for as long as the service runs, reported as `post.<rule>.held` at the first
 /// failure and `post.<rule>.recorded` once stored; meanwhile the ledger refuses state saves,
@@ -67,29 +67,33 @@ public final class ClusterPostIntake<C: Clock>: Service, Sendable where C.Durati
     /// Subscribes the rules and publishes their intents until shut down.
     public func run() async throws {
         let (stream, continuation) = AsyncStream.makeStream(of: Queued.self)
-        let sending = Task { [self] in
-            for await queued in stream { await publish(queued) }
-        }
-        var subscriptions: [Subscription] = []
-        do {
-            for rule in rules {
-                subscriptions.append(try bus.subscribe(matching: rule.pattern, name: "\(name).\(rule.name)", delivery: .inline) { [self] envelope in
-                    try accept(envelope, rule: rule, into: continuation)
-                })
+        // The publishes run in a child task: run() returns only after it ended.
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { [self] in
+                for await queued in stream { await publish(queued) }
             }
-        } catch {
+            var subscriptions: [Subscription] = []
+            do {
+                for rule in rules {
+                    subscriptions.append(try bus.subscribe(matching: rule.pattern, name: "\(name).\(rule.name)", delivery: .inline) { [self] envelope in
+                        try accept(envelope, rule: rule, into: continuation)
+                    })
+                }
+            } catch {
+                subscriptions.forEach { $0.cancel() }
+                continuation.finish()
+                group.cancelAll()
+                throw error
+            }
+            announceStarted()
+            try? await gracefulShutdown()
+            subscriptions.forEach { $0.cancel() }
+            // What is queued is tried once more; one the queue refuses now is left to the loader's
+            // next holder, whose state was not saved past it.
+            stopping.withLock { $0 = true }
             continuation.finish()
-            sending.cancel()
-            throw error
+            try await group.waitForAll()
         }
-        announceStarted()
-        try? await gracefulShutdown()
-        subscriptions.forEach { $0.cancel() }
-        // What is queued is tried once more; one the queue refuses now is left to the loader's
-        // next holder, whose state was not saved past it.
-        stopping.withLock { $0 = true }
-        continuation.finish()
-        await sending.value
     }
 
     private func accept(_ envelope: Envelope<any Event>, rule: PostRule, into queue: AsyncStream<Queued>.Continuation) throws {
@@ -135,7 +139,8 @@ public final class ClusterPostIntake<C: Clock>: Service, Sendable where C.Durati
                     _ = try? bus.post(PostHeld(rule: intent.rule, key: intent.key, service: intent.service, path: "stream \(queueName)",
                                                reason: error.message, correlation: intent.correlation), from: Sender(name), correlation: correlation)
                 }
-                if stopping.withLock({ $0 }) || error.isPermanent { return }
+                // Cancelled (run() was, not shut down gracefully): the pause would not wait.
+                if stopping.withLock({ $0 }) || error.isPermanent || Task.isCancelled { return }
                 try? await clock.sleep(for: pause)
                 pause = min(pause * 2, retry.maximum)
             }

@@ -139,16 +139,19 @@ public final class ClusterPostWorker<C: Clock>: Service, Sendable where C.Durati
                             correlation: intent.correlation, attempts: 0), correlation)
             return
         }
-        let heartbeat = Task { [clock, ackWait] in
-            while (try? await clock.sleep(for: ackWait / 3)) != nil {
-                try? await delivery.settle(.inProgress)
-            }
-        }
-        defer { heartbeat.cancel() }
         let attempts = PostAttempts(retry: retry, clock: clock, now: now)
-        let outcome = await attempts.send(intent, through: service, mayExist: delivery.deliveryCount > 1,
-                                          waitBeforeSending: { waitBeforeSending(rule) }, progress: { _ in })
-        heartbeat.cancel()
+        // The heartbeat is a child task, cancelled and awaited once the attempts ended.
+        let outcome = await withTaskGroup(of: Void.self) { [clock, ackWait] group in
+            group.addTask {
+                while (try? await clock.sleep(for: ackWait / 3)) != nil {
+                    try? await delivery.settle(.inProgress)
+                }
+            }
+            let outcome = await attempts.send(intent, through: service, mayExist: delivery.deliveryCount > 1,
+                                              waitBeforeSending: { waitBeforeSending(rule) }, progress: { _ in })
+            group.cancelAll()
+            return outcome
+        }
         switch outcome {
         case .sent(let id, let duplicate, let requests):
             await record(intent, recordKey, result: .sent, id: id)
@@ -179,6 +182,8 @@ public final class ClusterPostWorker<C: Clock>: Service, Sendable where C.Durati
                             correlation: intent.correlation, attempts: requests), correlation)
         case .stopped:
             // Not in the cancelled task: the nak must still be sent, so another node takes it now.
+            // An unstructured task is the one way to shield it from this task's cancellation; it
+            // is awaited here, so it does not outlive run(), and it cannot fail (`try?`).
             await Task { try? await delivery.settle(.nak) }.value
         }
     }

@@ -26,9 +26,9 @@ public final class NATSClusterBackend: ClusterBackend {
     public let leases: any ClusterKeyValue
     /// The state bucket.
     public let states: any ClusterKeyValue
-    /// The connection's events as this node's reports.
-    public let reports: AsyncStream<ClusterConnectionChanged>
-    private let forwarding: Task<Void, Never>
+    /// The connection's events as this node's reports, mapped as the one who iterates them
+    /// asks (no task of the backend's own runs behind them).
+    public let reports: any AsyncSequence<ClusterConnectionChanged, Never> & Sendable
 
     private init(connection: NATSConnection, jetStream: JetStreamContext, settings: ClusterSettings, provisioner: NATSClusterProvisioner,
                  leases: KeyValueBucket, states: KeyValueBucket) {
@@ -44,15 +44,7 @@ public final class NATSClusterBackend: ClusterBackend {
         }
         self.leases = NATSClusterKeyValue(bucket: leases)
         self.states = NATSClusterKeyValue(bucket: states)
-        let (reports, continuation) = AsyncStream.makeStream(of: ClusterConnectionChanged.self)
-        self.reports = reports
-        let node = settings.node
-        forwarding = Task {
-            for await event in connection.events {
-                continuation.yield(Self.report(event, node: node))
-            }
-            continuation.finish()
-        }
+        reports = Reports(events: connection.events, node: settings.node)
     }
 
     /// Connects to `settings.servers` and provisions the streams, consumers and buckets.
@@ -107,7 +99,32 @@ public final class NATSClusterBackend: ClusterBackend {
     /// Closes the connection (after flushing what is queued: acks, the last publishes).
     public func close() async {
         await connection.close()
-        await forwarding.value
+    }
+
+    /// The connection's events mapped to reports as they are pulled.
+    private struct Reports: AsyncSequence, Sendable {
+        typealias Element = ClusterConnectionChanged
+        typealias Failure = Never
+
+        let events: AsyncStream<NATSEvent>
+        let node: String
+
+        struct AsyncIterator: AsyncIteratorProtocol {
+            var events: AsyncStream<NATSEvent>.Iterator
+            let node: String
+
+            mutating func next() async -> ClusterConnectionChanged? {
+                await events.next().map { NATSClusterBackend.report($0, node: node) }
+            }
+
+            mutating func next(isolation actor: isolated (any Actor)?) async -> ClusterConnectionChanged? {
+                await events.next(isolation: actor).map { NATSClusterBackend.report($0, node: node) }
+            }
+        }
+
+        func makeAsyncIterator() -> AsyncIterator {
+            AsyncIterator(events: events.makeAsyncIterator(), node: node)
+        }
     }
 
     static func report(_ event: NATSEvent, node: String) -> ClusterConnectionChanged {

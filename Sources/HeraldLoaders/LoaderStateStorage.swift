@@ -1,3 +1,4 @@
+import HeraldIO
 /// Where a loader reads its ``LoaderState`` before its first load and saves it after each
 /// successful one: files on this machine (``LoaderStateStore``), or, for a daemon in a cluster,
 /// a key-value bucket every node shares.
@@ -31,6 +32,6 @@ extension LoaderStateStorage {
 }
 
 extension LoaderStateStorage where Self == LoaderStateStore {
-    /// A store that keeps nothing.
-    public static var none: LoaderStateStore { LoaderStateStore(directory: nil) }
+    /// A store that keeps nothing (its I/O thread never starts: there is nothing to write).
+    public static var none: LoaderStateStore { LoaderStateStore(directory: nil, io: BlockingIOThread(name: "herald.state-io.none")) }
 }

@@ -16,11 +16,13 @@ import Darwin
 /// `<id>.json.corrupt-<unix time>` and reported, never fatal and never used. With no
 /// directory, nothing is kept.
 ///
-/// ``load(_:)`` and ``save(_:for:)`` do the file I/O on ``BlockingIOThread/durableState``, the
-/// thread the post scheduler's outbox writes on, never on Swift's cooperative pool; being the
-/// same first-in-first-out thread is what orders a loader's state after the intents its
-/// announcement queued (see Documentation/Daemon.md, "Posting"). ``read(_:)`` and
-/// ``write(_:for:)`` do the same work on the caller's thread.
+/// ``load(_:)`` and ``save(_:for:)`` do the file I/O on the ``io`` thread it is given, never on
+/// Swift's cooperative pool. The daemon gives the same thread to its post schedulers' outboxes
+/// (`PostScheduler`'s `io`): being one first-in-first-out thread is what orders a loader's
+/// state after the intents its announcement queued, and the thread's ``BlockingIOThread/holds``
+/// (intents the outbox could not write yet) is what makes ``save(_:for:)`` refuse (see
+/// Documentation/Daemon.md, "Posting"). ``read(_:)`` and ``write(_:for:)`` do the same work on
+/// the caller's thread.
 public struct LoaderStateStore: LoaderStateStorage {
     /// What reading a state file found.
     public enum ReadResult: Sendable, Hashable {
@@ -40,16 +42,17 @@ public struct LoaderStateStore: LoaderStateStorage {
     /// The directory, or nil to keep nothing.
     public let directory: URL?
 
-    /// The thread ``load(_:)`` and ``save(_:for:)`` run on.
-    let io: BlockingIOThread
+    /// The thread ``load(_:)`` and ``save(_:for:)`` run on, shared with the post outboxes whose
+    /// intents must reach the disk before a loader's state (see the type's notes).
+    public let io: BlockingIOThread
 
     /// Creates a store over `directory` (created on first write).
-    public init(directory: URL?) {
-        self.init(directory: directory, io: .durableState)
-    }
-
-    /// Creates a store whose async I/O runs on `io` (tests give it a thread of their own).
-    init(directory: URL?, io: BlockingIOThread) {
+    ///
+    /// - Parameter io: the thread its async I/O runs on. Give it the thread the post schedulers'
+    ///   outboxes append on (the daemon makes one, `herald.state-io`, for both): a save then
+    ///   waits behind the intents queued before it, and refuses while the outbox holds one it
+    ///   could not write.
+    public init(directory: URL?, io: BlockingIOThread) {
         self.directory = directory
         self.io = io
     }

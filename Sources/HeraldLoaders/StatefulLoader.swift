@@ -25,6 +25,10 @@ struct Fetched: Sendable {
 
 extension StatefulLoader {
     /// Loads once, or joins the load in progress; cancelling the caller cancels the request.
+    ///
+    /// The load is an unstructured task because several callers join it (a schedule's tick
+    /// and a `herald load`); each awaits it, and it does not throw: a failure is announced
+    /// (`LoadFailed`) and returned.
     func loadOnce() async -> LoadOutcome {
         let task: Task<LoadOutcome, Never>
         if let running {

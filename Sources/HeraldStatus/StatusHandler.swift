@@ -63,6 +63,8 @@ struct StatusHandler: HTTPRequestHandler {
         }
         let box = SyncLock<StatusReloadResult?>(nil)
         let done = DispatchSemaphore(value: 0)
+        // Request-scoped: this connection's thread (not a task) waits for it below, and the
+        // reload does not throw; its result is the answer.
         Task {
             let result = await reload()
             box.withLock { $0 = result }

@@ -26,17 +26,17 @@ extension FileSink {
         var retry = batch.startIndex
         if durability != .always {
             retry = state.withLock { state in
-                state.stopped ? batch.endIndex : writeTogether(batch, filters: filters, state: &state, torn: &torn, failures: &failures)
+                state.phase == .closed ? batch.endIndex : writeTogether(batch, filters: filters, state: &state, torn: &torn, failures: &failures)
             }
             failures.removeAll { $0.index >= retry }
         }
         // One line at a time, the lock taken per line: under `always` a batch is many fsyncs,
-        // and the group commit, statistics and stop() need not wait for all of them.
+        // and the group commit, statistics and the end of a run need not wait for all of them.
         for index in retry..<batch.endIndex {
             let envelope = batch[index]
             if let filters, !filters.contains(where: { $0.matches(envelope.topic) }) { continue }
             let result = state.withLock { state -> Result<FileSinkTornLine?, FileSinkError> in
-                if state.stopped { return .success(nil) }
+                if state.phase == .closed { return .success(nil) }
                 do throws(FileSinkError) {
                     return .success(try archive(envelope, in: &state))
                 } catch {

@@ -2,11 +2,17 @@ import Herald
 import HeraldLifecycle
 
 extension FileSink {
-    /// This sink as a service of a `ServiceGroup`: started on `bus` when the group starts it
-    /// (failing with what ``start(on:)`` throws), stopped (synced and closed) when the group
-    /// stops it, after the services started later; the final sync runs on the sink's I/O thread
-    /// (``finish()``), not on the group's task.
-    public func service(on bus: EventBus) -> StartStopService {
-        StartStopService(start: { try self.start(on: bus) }, stop: { await self.finish() })
+    /// This sink as a member of a `ServiceGroup`: its ``run(on:)`` on `bus`. Stopped gracefully
+    /// (after the services started later), it writes what waits in its mailbox, then syncs and
+    /// closes the file on its I/O thread.
+    public func service(on bus: EventBus) -> some Service {
+        OnBus(sink: self, bus: bus)
+    }
+
+    private struct OnBus: Service {
+        let sink: FileSink
+        let bus: EventBus
+
+        func run() async throws { try await sink.run(on: bus) }
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import Herald
 import Synchronization
 import HeraldIO
+import HeraldLifecycle
 import HeraldSync
 
 /// Archives bus events to a JSON Lines file: one envelope per line (`seq`, `time` in ISO 8601
@@ -24,9 +25,12 @@ import HeraldSync
 /// mailbox is written together. Every write, `fsync`, rotation and open on that path (and the
 /// group commit's `fsync`) runs on the sink's own ``BlockingIOThread``, never on Swift's
 /// cooperative pool: while the disk is slow the mailbox's task is suspended, and other loaders,
-/// subscribers and the log go on. ``archive(_:)``, ``flush()`` and ``stop()`` called directly
-/// do their I/O on the caller's thread; ``finish()`` is the form of ``stop()`` for async code.
-/// Library code: it never prints and never traps.
+/// subscribers and the log go on.
+///
+/// Its lifecycle is one ``run(on:)`` (a service of a `ServiceGroup` through ``service(on:)``):
+/// subscribe, archive, and at the end sync and close. ``archive(_:)``, ``flush()`` and
+/// ``close()`` are for code that writes envelopes itself, without a bus; they do their I/O on
+/// the caller's thread. Library code: it never prints and never traps.
 public final class FileSink: Sendable {
     /// Its name on the bus (stats, failure events, `sink.<name>.torn`).
     public let name: String
@@ -44,12 +48,11 @@ public final class FileSink: Sendable {
     private let clock: any Clock<Duration>
     /// Where the bus path's file I/O runs.
     let io: BlockingIOThread
+    /// The file, its counters and the lifecycle's phase: the sink's one lock.
     let state: SyncLock<State>
     private let mirror: StatisticsMirror
-    let subscription = SyncLock<Subscription?>(nil)
-    private let syncTask = SyncLock<Task<Void, Never>?>(nil)
 
-    /// Creates a sink; nothing is opened or written until ``start(on:)`` or ``archive(_:)``.
+    /// Creates a sink; nothing is opened or written until ``run(on:)`` or ``archive(_:)``.
     ///
     /// - Parameters:
     ///   - syncEvery: the group-commit period for ``FileSinkDurability/batch`` (100 ms by default).
@@ -75,59 +78,73 @@ public final class FileSink: Sendable {
         state.withLock { $0.file?.close() }
     }
 
-    /// Opens the file (repairing a torn last line, reported on the bus) and subscribes to `bus`;
-    /// lines flow until ``stop()`` or the bus shuts down. A file that cannot be opened yet is not
-    /// an error here: each event retries, and fails as `bus.subscriber.failed`.
+    /// Archives `bus`'s events until it is asked to stop: subscribes (one mailbox), opens the
+    /// file on its I/O thread (repairing a torn last line, reported on the bus), announces that it
+    /// started, and runs the group commit (under ``FileSinkDurability/batch``) as a child task.
+    /// A file that cannot be opened yet is not an error here: each event retries, and fails as
+    /// `bus.subscriber.failed`.
     ///
-    /// - Throws: ``EventBusError`` when the bus refuses the subscription.
-    public func start(on bus: EventBus) throws(EventBusError) {
-        state.withLock { $0.stopped = false }
+    /// Asked to shut down gracefully, it ends the subscription after writing what waits in its
+    /// mailbox (a reload that replaces or removes it loses nothing it accepted); cancelled, it
+    /// drops what waits. Either way it then forces the written lines to the disk (unless
+    /// ``durability`` is ``FileSinkDurability/none``; a sync failure is counted in
+    /// ``statistics``) and closes the file, on its I/O thread, and returns.
+    ///
+    /// - Throws: ``EventBusError`` when the bus refuses the subscription; ``FileSinkError`` when
+    ///   the sink runs already.
+    public func run(on bus: EventBus) async throws {
+        try state.withLock { state throws(FileSinkError) in
+            guard state.phase != .running else { throw FileSinkError(.alreadyRunning, path: path) }
+            state.phase = .running
+        }
         // One pattern is routed by the bus; several share one subscription (one mailbox keeps
         // the lines in publication order) and are checked here.
         let (pattern, filters): (TopicPattern, [TopicPattern]?) = patterns.count == 1 ? (patterns[0], nil) : (.all, patterns)
-        let token = try bus.subscribeInBatches(matching: pattern, name: name, capacity: 4096, overflow: .wait) {
-            [self, weak bus] batch in
-            let (torn, failures) = await io.run { [self] in archive(batch: batch, filters: filters) }
-            for report in torn { _ = try? bus?.post(report) }
-            if !failures.isEmpty { throw EventBatchFailures(failures) }
+        let subscription: Subscription
+        do {
+            subscription = try bus.subscribeInBatches(matching: pattern, name: name, capacity: 4096, overflow: .wait) {
+                [self, weak bus] batch in
+                let (torn, failures) = await io.run { [self] in archive(batch: batch, filters: filters) }
+                for report in torn { _ = try? bus?.post(report) }
+                if !failures.isEmpty { throw EventBatchFailures(failures) }
+            }
+        } catch {
+            state.withLock { $0.phase = .closed }
+            throw error
         }
-        subscription.withLock { $0 = token }
         // Opened (and repaired) on the I/O thread; after subscribing, so that the report is archived.
         io.submit { [self, weak bus] in
             if let torn = try? open() { _ = try? bus?.post(torn) }
         }
-        if durability == .batch { startGroupCommit() }
+        await withTaskGroup(of: Void.self) { group in
+            if durability == .batch { group.addTask { [self] in await groupCommit() } }
+            announceStarted()
+            if (try? await gracefulShutdown()) != nil {
+                await subscription.drain()
+            } else {
+                subscription.cancel()
+            }
+            group.cancelAll()
+        }
+        // After the batch being written; what is left of a batch in progress is dropped.
+        await io.run { [self] in close(phase: .closed) }
     }
 
-    /// Ends the subscription (events still queued are dropped), forces written lines to the
-    /// disk (unless ``durability`` is ``FileSinkDurability/none``) and closes the file. A sync
-    /// failure is counted in ``statistics``.
-    ///
-    /// The final `fsync` runs on the caller's thread; from async code prefer ``finish()``.
-    public func stop() {
-        endSubscription()
-        closeFile()
+    /// Forces written lines to the disk (unless ``durability`` is ``FileSinkDurability/none``)
+    /// and closes the file, on the caller's thread; the next ``archive(_:)`` opens it again.
+    /// For a sink written through ``archive(_:)``; ``run(on:)`` closes its file itself.
+    public func close() {
+        close(phase: nil)
     }
 
-    /// ``stop()`` for async code: the final `fsync` and the close run on the sink's I/O thread,
-    /// after the batch being written, while the caller is suspended.
-    public func finish() async {
-        endSubscription()
-        await io.run { [self] in closeFile() }
-    }
-
-    private func endSubscription() {
-        subscription.withLock { $0?.cancel(); $0 = nil }
-        syncTask.withLock { $0?.cancel(); $0 = nil }
-    }
-
-    private func closeFile() {
+    /// Syncs (unless `none`) and closes the file, and enters `phase` if given, under the lock.
+    func close(phase: Phase?) {
         let durability = durability
         state.withLock { state in
             if durability != .none { Self.syncIfDirty(&state) }
             state.file?.close()
             state.file = nil
-            state.stopped = true
+            if let phase { state.phase = phase }
         }
     }
 
@@ -222,9 +239,19 @@ public final class FileSink: Sendable {
         var pending: [UInt8] = []
         /// Replaces `write(2)` on every file opened from now on (tests force short writes).
         var writeLine: (@Sendable (Int32, UnsafeRawBufferPointer) -> Int)?
-        /// Set by ``FileSink/stop()``: what is left of a batch in progress is dropped, as queued
-        /// events are, rather than reopening the file.
-        var stopped = false
+        /// Where the lifecycle is: once a run has closed the file, what is left of a batch in
+        /// progress is dropped, as queued events are, rather than reopening the file.
+        var phase = Phase.idle
+    }
+
+    /// The lifecycle of ``FileSink/run(on:)``.
+    enum Phase {
+        /// Not run yet (or written through ``FileSink/archive(_:)`` only).
+        case idle
+        /// ``FileSink/run(on:)`` archives the bus's events.
+        case running
+        /// A run ended and closed the file; a new run may start.
+        case closed
     }
 
     private func open() throws(FileSinkError) -> FileSinkTornLine? {
@@ -271,16 +298,11 @@ public final class FileSink: Sendable {
         }
     }
 
-    /// The group commit: every `syncEvery` by the injected clock, sync what was written since.
-    private func startGroupCommit() {
-        let (clock, period) = (clock, syncEvery)
-        let task = Task { [weak self] in
-            while !Task.isCancelled {
-                do { try await clock.sleep(for: period) } catch { return }
-                guard let self else { return }
-                await self.io.run { [self] in self.state.withLock { Self.syncIfDirty(&$0) } }
-            }
+    /// The group commit: every `syncEvery` by the injected clock, sync what was written since;
+    /// until cancelled.
+    private func groupCommit() async {
+        while (try? await clock.sleep(for: syncEvery)) != nil {
+            await io.run { [self] in state.withLock { Self.syncIfDirty(&$0) } }
         }
-        syncTask.withLock { $0?.cancel(); $0 = task }
     }
 }

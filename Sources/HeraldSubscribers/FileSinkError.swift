@@ -19,6 +19,7 @@ public struct FileSinkError: Error, Hashable, Sendable, CustomStringConvertible 
         case repair
         case rename
         case encode(String)
+        case alreadyRunning
     }
 
     let code: Code
@@ -51,6 +52,7 @@ public struct FileSinkError: Error, Hashable, Sendable, CustomStringConvertible 
         case .repair: what = "cannot repair the torn last line of"
         case .rename: what = "cannot replace"
         case .encode(let reason): return "file sink: cannot encode the event for \(path): \(reason)"
+        case .alreadyRunning: return "file sink: \(path) is archived by a run of this sink already; a sink runs once at a time"
         }
         guard errorNumber != 0 else { return "file sink: \(what) \(path)" }
         return "file sink: \(what) \(path): \(systemReason)"
@@ -63,6 +65,7 @@ public struct FileSinkError: Error, Hashable, Sendable, CustomStringConvertible 
         switch code {
         case .shortWrite(let written, let expected): return "short write (\(written) of \(expected) bytes, rolled back)"
         case .encode(let reason): return reason
+        case .alreadyRunning: return "already running"
         default: return "failed"
         }
     }

@@ -1,6 +1,6 @@
 import Foundation
 import Herald
-import Synchronization
+import HeraldLifecycle
 import HeraldSync
 
 /// Writes one line per event to a ``LogWriter``: human-readable text (the default), `logfmt`
@@ -21,9 +21,10 @@ public final class LogSubscriber: Sendable {
     private let writer: any LogWriter
     private let summarizers: [EventSummarizer]
     private let redactor: Redactor
-    private let subscription = SyncLock<Subscription?>(nil)
+    /// Whether a run is in progress: a second one would subscribe twice and log every line twice.
+    private let running = SyncLock(false)
 
-    /// Creates a subscriber; nothing is logged until ``start(on:)``.
+    /// Creates a subscriber; nothing is logged until ``run(on:)``.
     ///
     /// - Parameters:
     ///   - summarizers: asked in order; ``SinkEventSummaries`` and ``BusEventSummaries`` are
@@ -40,29 +41,32 @@ public final class LogSubscriber: Sendable {
         self.redactor = redactor
     }
 
-    /// Subscribes to `bus`; lines flow until ``stop()`` or the bus shuts down.
+    /// Logs `bus`'s events until it is asked to stop: subscribes, announces that it started and
+    /// waits. Asked to shut down gracefully, it ends the subscription after writing what waits
+    /// in its mailbox (a reload that replaces it loses no line); cancelled, it drops what waits.
+    /// It runs once at a time; once a run ended, it may run again.
     ///
-    /// - Throws: ``EventBusError`` when the bus refuses the subscription.
-    public func start(on bus: EventBus) throws(EventBusError) {
-        let token = try bus.subscribeInBatches(matching: .all, name: name, capacity: 4096, overflow: .wait) {
+    /// - Throws: ``EventBusError`` when the bus refuses the subscription; ``LogSubscriberError``
+    ///   when the subscriber runs already.
+    public func run(on bus: EventBus) async throws {
+        let first = running.withLock { running in
+            defer { running = true }
+            return !running
+        }
+        guard first else { throw LogSubscriberError(subscriber: name) }
+        defer { running.withLock { $0 = false } }
+        let subscription = try bus.subscribeInBatches(matching: .all, name: name, capacity: 4096, overflow: .wait) {
             [self] batch in
             var lines: [String] = []
             for envelope in batch { if let line = line(for: envelope) { lines.append(line) } }
             await writer.write(lines)
         }
-        subscription.withLock { $0 = token }
-    }
-
-    /// Ends the subscription (events already queued are dropped).
-    public func stop() {
-        subscription.withLock { $0?.cancel(); $0 = nil }
-    }
-
-    /// Ends the subscription after writing what waits in its mailbox (a reload replacing it).
-    public func drain() async {
-        let token = subscription.withLock { $0 }
-        await token?.drain()
-        stop()
+        announceStarted()
+        if (try? await gracefulShutdown()) != nil {
+            await subscription.drain()
+        } else {
+            subscription.cancel()
+        }
     }
 
     /// Reopens its writer's file (see ``LogWriter/reopen()``).
@@ -89,5 +93,21 @@ public final class LogSubscriber: Sendable {
             if let record = summarizer(envelope) { return record }
         }
         return LogRecord(level: .debug, message: "\(type(of: envelope.event))")
+    }
+}
+
+/// Why a ``LogSubscriber`` did not run: a run of it is in progress.
+public struct LogSubscriberError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The subscriber's name.
+    public var subscriber: String
+
+    /// A refusal of subscriber `subscriber`'s second run.
+    public init(subscriber: String) {
+        self.subscriber = subscriber
+    }
+
+    /// `log subscriber log: already running; a subscriber runs once at a time`.
+    public var description: String {
+        "log subscriber \(subscriber): already running; a subscriber runs once at a time"
     }
 }

@@ -1,7 +1,6 @@
 import Foundation
 import HeraldRuntime
 import HeraldIO
-import HeraldSync
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -140,41 +139,19 @@ enum Commands {
             }
             return 0
         }
-        let stop = CancelOnSignal()
-        let signals = Terminal.onTermination { stop.fire() }
-        defer { signals.forEach { $0.cancel() } }
-        let task = Task {
-            // The rotated files once, then the live file from the start, growing.
-            for file in tail.files() where file != path {
-                if let data = FileManager.default.contents(atPath: file) { tail.lines(in: data).forEach(Terminal.out) }
-            }
-            var offset: UInt64 = 0
-            var pending = Data()
-            while !Task.isCancelled {
-                if let handle = FileHandle(forReadingAtPath: path) {
-                    let size = (try? handle.seekToEnd()) ?? 0
-                    if size < offset {
-                        offset = 0  // rotated or truncated: the live file starts again
-                        pending = Data()
-                    }
-                    if size > offset {
-                        try? handle.seek(toOffset: offset)
-                        let chunk = (try? handle.readToEnd()) ?? Data()
-                        offset += UInt64(chunk.count)
-                        pending.append(chunk)
-                        if let last = pending.lastIndex(of: UInt8(ascii: "\n")) {
-                            let complete = pending[...last]
-                            tail.lines(in: Data(complete)).forEach(Terminal.out)
-                            pending = Data(pending[pending.index(after: last)...])
-                        }
-                    }
-                    try? handle.close()
+        // Under a service group with the daemon's signal sequence: SIGINT or SIGTERM stops it
+        // (status 0); the same signal again, over a second later, exits at once.
+        do {
+            try await tail.follow(stopOnSignals: true, show: { $0.forEach(Terminal.out) }, stopping: { reason in
+                if case .signalAgain = reason {
+                    Terminal.err("herald: stopping at once")
+                    exit(1)
                 }
-                try? await Task.sleep(for: .milliseconds(200))
-            }
+            })
+        } catch {
+            Terminal.err("herald: \(error)")
+            return 1
         }
-        stop.attach(task)
-        await task.value
         return 0
     }
 
@@ -211,20 +188,28 @@ enum Commands {
             data = contents
         }
         let bar = ProgressBar(onTerminal: isatty(STDERR_FILENO) == 1)
-        // SIGINT or SIGTERM cancels the post's task (the request in flight stops), then one
-        // line says how far it had gone; the status is 128 + the signal's number.
+        // SIGINT or SIGTERM cancels the post (the request in flight stops), under a service group
+        // with the daemon's signal sequence; then one line says how far it had gone, and the
+        // status is 128 + the signal's number. The same signal again, over a second later,
+        // exits at once.
         let interruption = PostInterruption()
-        let stop = CancelOnSignal()
-        let signals = Terminal.onTerminationSignal { number in
-            interruption.signalled(number)
-            stop.fire()
+        let result: Result<SinglePost.Posted, DaemonError>
+        do throws(DaemonError) {
+            result = .success(try await poster.post(text, media: data, stopOnSignals: true, progress: { bar.show($0) },
+                                                    stage: { interruption.reached($0) }) { reason in
+                switch reason {
+                case .signal(let number):
+                    interruption.signalled(number)
+                case .signalAgain:
+                    Terminal.err("herald: stopping at once")
+                    exit(1)
+                case .timeElapsed, .cancelled, .failed:
+                    break
+                }
+            })
+        } catch {
+            result = .failure(error)
         }
-        defer { signals.forEach { $0.cancel() } }
-        let task = Task { () async throws(DaemonError) -> SinglePost.Posted in
-            try await poster.post(text, media: data, progress: { bar.show($0) }, stage: { interruption.reached($0) })
-        }
-        stop.attach(task)
-        let result = await task.result
         bar.finish()
         switch result {
         case .success(let posted):

@@ -81,4 +81,34 @@ import HeraldTestSupport
         let result = try #require(await child.finish())
         #expect(result.status == 0)
     }
+
+    /// A rotation while following: the line appended to the old file just before it moved is
+    /// shown, then the new file from its start; nothing waits on a timer to see either.
+    @Test(.timeLimit(.minutes(5)))
+    func followFollowsARotationWithoutLosingTheOldFilesLastLine() async throws {
+        let herald = try #require(Self.herald)
+        let file = try archive()
+        let directory = file.deletingLastPathComponent()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let child = try ChildProcess(herald, ["tail", file.path, "--follow"])
+        #expect(await child.waitForStandardOutput { $0.contains("t3  bus.dropped") })
+        // As a file subscriber rotates: the last line goes to the live file, which then moves
+        // away (the older files shift first), and a new live file is made.
+        let handle = try FileHandle(forWritingTo: file)
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data((#"me":"t4","topic":"loader.todos.finished","event":{}}"# + "\n").utf8))
+        try handle.close()
+        try FileManager.default.moveItem(at: directory.appendingPathComponent("events.2.jsonl"), to: directory.appendingPathComponent("events.3.jsonl"))
+        try FileManager.default.moveItem(at: directory.appendingPathComponent("events.1.jsonl"), to: directory.appendingPathComponent("events.2.jsonl"))
+        try FileManager.default.moveItem(at: file, to: directory.appendingPathComponent("events.1.jsonl"))
+        try Data((#"{"seq":5,"time":"t5","topic":"loader.home.failed","sender":"loader.home","event":{}}"# + "\n").utf8).write(to: file)
+        #expect(await child.waitForStandardOutput { $0.contains("t5  loader.home.failed  loader.home  #5") })
+        #expect(child.stdout.contains("t4  loader.todos.finished"), "the old file's last line: \(child.stdout)")
+        #expect(child.stdout.components(separatedBy: "t1  loader.home.finished").count == 2, "the rotated files are not shown again")
+        child.signal(SIGINT)
+        let result = try #require(await child.finish())
+        #expect(result.status == 0)
+        #expect(result.stderr.isEmpty, "stderr: \(result.stderr)")
+    }
+
 }

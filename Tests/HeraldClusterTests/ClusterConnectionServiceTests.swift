@@ -25,13 +25,14 @@ final class MemoryClusterBackend: ClusterBackend {
     let intents: any ClusterPullConsumer = Consumer()
     let leases: any ClusterKeyValue
     let states: any ClusterKeyValue
-    let reports: AsyncStream<ClusterConnectionChanged>
+    let reports: any AsyncSequence<ClusterConnectionChanged, Never> & Sendable
     let reporter: AsyncStream<ClusterConnectionChanged>.Continuation
 
     init(leases: any ClusterKeyValue, states: any ClusterKeyValue) {
         self.leases = leases
         self.states = states
-        (reports, reporter) = AsyncStream.makeStream(of: ClusterConnectionChanged.self)
+        let (stream, continuation) = AsyncStream.makeStream(of: ClusterConnectionChanged.self)
+        (reports, reporter) = (stream, continuation)
     }
 
     func close() async { reporter.finish() }

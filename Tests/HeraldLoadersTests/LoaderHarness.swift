@@ -1,5 +1,6 @@
 import Foundation
 import Herald
+import HeraldIO
 import HeraldLoaders
 import HeraldSandbox
 import HeraldServices
@@ -40,7 +41,7 @@ struct LoaderHarness {
         self.recorder = try EventRecorder(bus: bus, matching: "loader.>")
     }
 
-    var store: LoaderStateStore { LoaderStateStore(directory: stateDirectory) }
+    var store: LoaderStateStore { LoaderStateStore(directory: stateDirectory, io: BlockingIOThread(name: "test.state-io")) }
 
     /// Writes `text` as loader `id`'s state file.
     func writeState(_ text: String, for id: String) throws {

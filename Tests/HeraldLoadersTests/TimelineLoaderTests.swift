@@ -1,5 +1,6 @@
 import Foundation
 import Herald
+import HeraldIO
 import HeraldLoaders
 import HeraldSandbox
 import HeraldServices
@@ -102,7 +103,7 @@ import Testing
             try FileManager.default.createDirectory(at: harness.stateDirectory, withIntermediateDirectories: true)
             let blocker = harness.stateDirectory.appendingPathComponent("not-a-directory")
             try Data("x".utf8).write(to: blocker)
-            let store = LoaderStateStore(directory: blocker.appendingPathComponent("state"))
+            let store = LoaderStateStore(directory: blocker.appendingPathComponent("state"), io: BlockingIOThread(name: "test.state-io"))
             let loader = try TimelineLoader(id: "home", client: harness.twitter(), bus: harness.bus, stateStore: store)
             #expect(await loader.load() == .finished(items: 20, new: 20))
             #expect(await loader.load() == .finished(items: 0, new: 0))

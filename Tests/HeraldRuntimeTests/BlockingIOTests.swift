@@ -1,8 +1,10 @@
 import Dispatch
 import Foundation
 import Herald
-@testable import HeraldLoaders
-import HeraldRuntime
+@testable import HeraldLifecycle
+import HeraldLoaders
+@testable import HeraldRuntime
+import HeraldStatus
 @testable import HeraldSubscribers
 import HeraldIO
 import HeraldSync
@@ -99,8 +101,8 @@ struct ReportingLogWriter: LogWriter {
                     return write(descriptor, bytes.baseAddress, bytes.count)
                 }
             }
-            try sink.start(on: bus)
         }
+        let running = await RunningGroup(sinks.map { ServiceGroup.Member($0.name, $0.service(on: bus)) })
         let subscriber = Sightings()
         var subscriberSaw = subscriber.stream.makeAsyncIterator()
         let queued = try bus.subscribe(matching: "test.sink.*", name: "queued", delivery: .queued(capacity: 16, overflow: .wait)) {
@@ -109,7 +111,7 @@ struct ReportingLogWriter: LogWriter {
         let logged = Sightings()
         var logSaw = logged.stream.makeAsyncIterator()
         let log = LogSubscriber(level: .debug, writer: ReportingLogWriter(sightings: logged))
-        try log.start(on: bus)
+        let logging = await RunningGroup("log", log.service(on: bus))
 
         try bus.post(SinkNote(text: "first"))
         var arrivals = gate.arrivals.makeAsyncIterator()
@@ -127,22 +129,22 @@ struct ReportingLogWriter: LogWriter {
             loads.saw("load")
             return .finished(items: 1, new: 0)
         }
-        let running = Task { await schedule.run() }
+        let loading = Task { await schedule.run() }
         #expect(await Sightings.await("load", in: &loaded), "another loader's first load runs")
         await clock.waitForSleepers()
         clock.advanceToNextDeadline()
         #expect(await Sightings.await("load", in: &loaded), "and its next one, on the schedule")
-        running.cancel()
-        await running.value
+        loading.cancel()
+        await loading.value
 
         gate.open()
         _ = await bus.shutdown(timeout: .seconds(60))
         queued.cancel()
-        log.stop()
+        await logging.stop()
+        await running.stop()
         for sink in sinks {
-            await sink.finish()
             #expect(try FileSinkTests.notes(sink.path) == ["first", "second"])
-            #expect(sink.statistics.syncs >= 1, "finish syncs what was written")
+            #expect(sink.statistics.syncs >= 1, "the end of the run syncs what was written")
         }
     }
 
@@ -168,9 +170,9 @@ struct ReportingLogWriter: LogWriter {
                 }
             }
             let log = LogSubscriber(name: "log\(logs.count)", patterns: ["test.sink.*"], level: .debug, writer: writer)
-            try log.start(on: bus)
             logs.append(log)
         }
+        let running = await RunningGroup(logs.map { ServiceGroup.Member($0.name, $0.service(on: bus)) })
         let subscriber = Sightings()
         var subscriberSaw = subscriber.stream.makeAsyncIterator()
         let queued = try bus.subscribe(matching: "test.sink.*", name: "queued", delivery: .queued(capacity: 16, overflow: .wait)) {
@@ -191,7 +193,7 @@ struct ReportingLogWriter: LogWriter {
         let report = await bus.shutdown(timeout: .seconds(3_600))
         #expect(report.drained)
         queued.cancel()
-        for log in logs { log.stop() }
+        await running.stop()
         for path in paths {
             let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n")
             #expect(lines.count == 2, "\(path): \(lines)")
@@ -210,7 +212,7 @@ struct ReportingLogWriter: LogWriter {
             }, io: io)
             let scheduler = PostScheduler(name: "posts", rules: [try PostHarness.rule()], services: ["twitter": service],
                                           outbox: outbox, retry: .init(), clock: harness.clock, now: { Date() }, faultHook: nil)
-            try scheduler.start(on: harness.bus)
+            let running = await RunningGroup("posts", scheduler.service(on: harness.bus))
             // A synchronous post returns while the journal's write is parked: the publisher did
             // no I/O.
             try harness.bus.post(PostHarness.todos(["buy milk"]), from: "loader.todos")
@@ -223,7 +225,7 @@ struct ReportingLogWriter: LogWriter {
                     "events: \(harness.recorder.topics), pending: \(scheduler.pendingCount), io jobs: \(io.pendingJobs)")
             #expect(service.recorded.map(\.key) == ["tweet:item:loader.todos:t1"])
             #expect(try String(contentsOfFile: harness.outboxPath, encoding: .utf8).contains(#""op":"intent""#))
-            await scheduler.stop()
+            await running.stop()
         }
     }
 
@@ -243,7 +245,7 @@ struct ReportingLogWriter: LogWriter {
             let store = LoaderStateStore(directory: stateDirectory, io: io)
             let scheduler = PostScheduler(name: "posts", rules: [try PostHarness.rule()], services: ["twitter": service],
                                           outbox: outbox, retry: .init(), clock: harness.clock, now: { Date() }, faultHook: nil)
-            try scheduler.start(on: harness.bus)
+            let running = await RunningGroup("posts", scheduler.service(on: harness.bus))
             // What a loader does: announce, then save its state.
             _ = try await harness.bus.publish(PostHarness.todos(["buy milk"]), from: "loader.todos")
             let save = Task { try await store.save(LoaderState(sinceID: "t1"), for: "todos") }
@@ -257,7 +259,7 @@ struct ReportingLogWriter: LogWriter {
             #expect(stateExistedAtIntent.withLock { $0.first } == false, "the intent was written before the state")
             #expect(try String(contentsOfFile: harness.outboxPath, encoding: .utf8).contains(#""op":"intent""#))
             #expect(await harness.recorder.wait(for: 1, PostSent.self))
-            await scheduler.stop()
+            await running.stop()
         }
     }
 
@@ -280,7 +282,7 @@ struct ReportingLogWriter: LogWriter {
             let store = LoaderStateStore(directory: stateDirectory, io: io)
             let scheduler = PostScheduler(name: "posts", rules: [try PostHarness.rule()], services: ["twitter": service],
                                           outbox: outbox, retry: .init(), clock: harness.clock, now: { Date() }, faultHook: nil)
-            try scheduler.start(on: harness.bus)
+            let running = await RunningGroup("posts", scheduler.service(on: harness.bus))
             // What a loader does: announce, then save its state; the outbox refuses the intent.
             _ = try await harness.bus.publish(PostHarness.todos(["buy milk"]), from: "loader.todos")
             await #expect(throws: LoaderStateStoreError.self) { try await store.save(LoaderState(sinceID: "t1"), for: "todos") }
@@ -295,15 +297,15 @@ struct ReportingLogWriter: LogWriter {
             try await store.save(LoaderState(sinceID: "t1"), for: "todos")
             #expect(FileManager.default.fileExists(atPath: statePath))
             #expect(await harness.recorder.wait(for: 1, PostSent.self))
-            await scheduler.stop()
+            await running.stop()
         }
     }
 
-    @Test func preparingReadsAndCompactsTheOutboxOnItsIOThreadThenStartSendsWhatWasLeft() async throws {
+    @Test func runReadsAndCompactsTheOutboxOnItsIOThreadThenSendsWhatWasLeft() async throws {
         try await PostHarness.run { harness in
             let intent = PostIntent(key: "tweet:item:loader.todos:t1", rule: "tweet", service: "twitter",
                                     content: .status(text: "left over", media: nil), correlation: nil, created: Date())
-            let previous = PostOutbox(path: harness.outboxPath)
+            let previous = PostOutbox(path: harness.outboxPath, io: BlockingIOThread(name: "test.previous"))
             _ = try previous.recover()
             try previous.append(intent)
             previous.closeJournal()
@@ -317,22 +319,38 @@ struct ReportingLogWriter: LogWriter {
             let scheduler = PostScheduler(name: "posts", rules: [try PostHarness.rule()],
                                           services: ["twitter": service],
                                           outbox: outbox, retry: .init(), clock: harness.clock, now: { Date() }, faultHook: nil)
-            try await scheduler.prepare()
-            #expect(!writers.withLock { $0 }.isEmpty, "the journal was compacted")
-            try scheduler.start(on: harness.bus)
+            let running = await RunningGroup("posts", scheduler.service(on: harness.bus))
+            #expect(!writers.withLock { $0 }.isEmpty, "the journal was compacted before the scheduler announced it started")
             #expect(await harness.recorder.wait(for: 1, PostSent.self))
             #expect(service.recorded.map(\.key) == ["tweet:item:loader.todos:t1"])
             #expect(service.recorded.first?.mayExist == true, "an intent of a previous run may have been posted")
-            await scheduler.stop()
+            await running.stop()
             #expect(writers.withLock { $0 }.allSatisfy { $0 }, "compaction and done records were written on the I/O thread")
         }
     }
 
-    @Test func theDaemonsOutboxAndLoaderStateShareOneIOThread() {
-        let store = LoaderStateStore(directory: URL(fileURLWithPath: "/nonexistent"))
-        let outbox = PostOutbox(path: "/nonexistent/outbox.jsonl")
-        #expect(store.io === BlockingIOThread.durableState)
-        #expect(outbox.io === BlockingIOThread.durableState)
+    /// The coupling exactly-once posting rests on is a parameter, not a process-wide default:
+    /// the daemon hands its loaders' state-store thread to every post scheduler it runs.
+    @Test(.timeLimit(.minutes(5)))
+    func theDaemonsPostSchedulersWriteOnItsLoaderStateStoresThread() async throws {
+        let directory = try FileSinkTests.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        // Nothing is posted: the service's address is never asked.
+        let configuration = try PostHandoverTests.configuration(directory, sandbox: try #require(URL(string: "http://127.0.0.1:9")), text: "x")
+        guard case .post(let posting)? = configuration.subscribers["posts"] else {
+            Issue.record("no post subscriber")
+            return
+        }
+        let bus = EventBus()
+        let store = LoaderStateStore(directory: directory.appendingPathComponent("state"), io: BlockingIOThread(name: "test.state-io"))
+        let runtime = DaemonRuntime(daemon: HeraldDaemon(configuration: configuration), bus: bus, store: store, sandbox: nil,
+                                    sources: StatusSources(bus: bus))
+        let running = await RunningGroup([runtime.posterMember("posts", posting)])
+        let scheduler = try #require(runtime.poster("posts"))
+        #expect(scheduler.io === store.io, "the outbox's appends and the loaders' saves share one first-in-first-out thread")
+        #expect(store.io !== LoaderStateStore(directory: nil, io: BlockingIOThread(name: "test.other")).io,
+                "a store has the thread it is given, none shared behind the caller's back")
+        try await running.stop().get()
     }
 
     @Test func jobsRunInOrderOnOneThreadThatIsNotTheCaller() async {

@@ -3,6 +3,7 @@ import Foundation
 import Herald
 @testable import HeraldSubscribers
 import Synchronization
+import HeraldTestSupport
 import Testing
 #if canImport(Glibc)
 import Glibc
@@ -46,7 +47,7 @@ import Darwin
         let writes = Writes()
         writes.install(in: sink)
         let (torn, failures) = sink.archive(batch: Self.envelopes(20), filters: nil)
-        sink.stop()
+        sink.close()
         #expect(torn.isEmpty && failures.isEmpty)
         #expect(writes.sizes.withLock { $0.count } == 1)
         #expect(try FileSinkTests.notes(path) == (1...20).map { "\($0)" })
@@ -66,7 +67,7 @@ import Darwin
         #expect(failures.isEmpty)
         #expect(writes.sizes.withLock { $0.count } == 5)
         #expect(sink.statistics.syncs == 5, "every line on the disk before the batch is acknowledged")
-        sink.stop()
+        sink.close()
         #expect(try FileSinkTests.notes(path) == ["1", "2", "3", "4", "5"])
     }
 
@@ -86,7 +87,7 @@ import Darwin
             state.file?.writeLine = state.writeLine!
         }
         let (_, failures) = sink.archive(batch: Self.envelopes(10), filters: nil)
-        sink.stop()
+        sink.close()
         // …then the torn write is taken back and every line lands whole, alone, in order.
         #expect(failures.isEmpty)
         #expect(writes.sizes.withLock { $0.count } == 11)
@@ -109,7 +110,7 @@ import Darwin
         writes.install(in: sink)
         let batch = Self.envelopes(6)
         let (_, failures) = sink.archive(batch: batch[2...], filters: nil)
-        sink.stop()
+        sink.close()
         #expect(failures.map(\.index) == [3], "indices are the batch's own")
         #expect(failures.first.map { "\($0.error)".contains("errno \(ENOSPC)") } == true)
         #expect(try FileSinkTests.notes(path) == ["3", "5", "6"])
@@ -127,7 +128,7 @@ import Darwin
         let writes = Writes()
         writes.install(in: sink)
         let (_, failures) = sink.archive(batch: Self.envelopes(9), filters: nil)
-        sink.stop()
+        sink.close()
         #expect(failures.isEmpty)
         #expect(writes.sizes.withLock { $0 } == [lineLength * 3, lineLength * 3, lineLength * 3])
         #expect(sink.statistics.rotations == 2)
@@ -145,7 +146,7 @@ import Darwin
         let text = String(repeating: "x", count: 100_000)
         let batch = (1...25).map { FileSinkTests.envelope(UInt64($0), "\($0)" + text) }
         let (_, failures) = sink.archive(batch: batch, filters: nil)
-        sink.stop()
+        sink.close()
         #expect(failures.isEmpty)
         let sizes = writes.sizes.withLock { $0 }
         #expect(sizes.count == 3)
@@ -163,7 +164,7 @@ import Darwin
         #expect(sink.archive(batch: Self.envelopes(3), filters: nil).failures.map(\.index) == [0, 1, 2])
         try FileManager.default.removeItem(at: blocker)
         #expect(sink.archive(batch: Self.envelopes(2, from: 4), filters: nil).failures.isEmpty)
-        sink.stop()
+        sink.close()
         #expect(try FileSinkTests.notes(path) == ["4", "5"])
     }
 
@@ -173,7 +174,7 @@ import Darwin
         let path = directory.appendingPathComponent("events.jsonl").path
         let sink = FileSink(path: path, durability: .none)
         let (_, failures) = sink.archive(batch: Self.envelopes(3), filters: ["nothing.here"])
-        sink.stop()
+        sink.close()
         #expect(failures.isEmpty)
         #expect(sink.statistics.lines == 0)
     }

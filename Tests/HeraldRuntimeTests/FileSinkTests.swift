@@ -55,11 +55,11 @@ struct SinkNote: Event, Hashable {
         let path = directory.appendingPathComponent("events.jsonl").path
         let bus = Self.bus()
         let sink = FileSink(path: path)
-        try sink.start(on: bus)
+        let running = await RunningGroup("sink", sink.service(on: bus))
         try bus.post(SinkNote(text: "one"), from: "tester")
         try bus.post(SinkNote(text: "two\nlines"))
         _ = await bus.shutdown(timeout: .seconds(3_600))
-        sink.stop()
+        await running.stop()
 
         let lines = try Self.lines(path)
         #expect(lines.count == 2)
@@ -81,10 +81,10 @@ struct SinkNote: Event, Hashable {
         let path = directory.appendingPathComponent("var/archive/events.jsonl").path
         let bus = Self.bus()
         let sink = FileSink(path: path, durability: .none)
-        try sink.start(on: bus)
+        let running = await RunningGroup("sink", sink.service(on: bus))
         try bus.post(SinkNote(text: "hello"))
         _ = await bus.shutdown(timeout: .seconds(3_600))
-        sink.stop()
+        await running.stop()
 
         var info = stat()
         #expect(stat(path, &info) == 0)
@@ -98,7 +98,7 @@ struct SinkNote: Event, Hashable {
         let path = directory.appendingPathComponent("events.jsonl").path
         let bus = Self.bus()
         let sink = FileSink(path: path, durability: .always)
-        try sink.start(on: bus)
+        let running = await RunningGroup("sink", sink.service(on: bus))
         for index in 1...5 { try bus.post(SinkNote(text: "\(index)")) }
         _ = await bus.shutdown(timeout: .seconds(3_600))
 
@@ -108,7 +108,7 @@ struct SinkNote: Event, Hashable {
         try reader.close()
         #expect(text.split(separator: "\n").count == 5)
         #expect(sink.statistics.syncs == 5)
-        sink.stop()
+        await running.stop()
         #expect(sink.statistics.syncs == 5, "nothing left to sync at stop")
     }
 
@@ -119,7 +119,7 @@ struct SinkNote: Event, Hashable {
         let clock = ManualClock()
         let bus = Self.bus()
         let sink = FileSink(path: path, durability: .batch, syncEvery: .milliseconds(100), clock: clock)
-        try sink.start(on: bus)
+        let running = await RunningGroup("sink", sink.service(on: bus))
         for index in 1...3 { try bus.post(SinkNote(text: "\(index)")) }
         _ = await bus.shutdown(timeout: .seconds(3_600))
         #expect(sink.statistics.lines == 3)
@@ -141,7 +141,7 @@ struct SinkNote: Event, Hashable {
                                            correlationID: EventID(bus: UUID(), sequence: 99),
                                            timestamp: Self.publishedAt, event: SinkNote(text: "4"))
         try sink.archive(envelope)
-        sink.stop()
+        await running.stop()
         #expect(sink.statistics.syncs == 2)
         #expect(try Self.notes(path) == ["1", "2", "3", "4"])
     }
@@ -153,10 +153,10 @@ struct SinkNote: Event, Hashable {
         let bus = Self.bus()
         // Every line is longer than half the limit, so each file holds one line.
         let sink = FileSink(path: path, durability: .none, rotation: FileSinkRotation(maxBytes: 300, keep: 2))
-        try sink.start(on: bus)
+        let running = await RunningGroup("sink", sink.service(on: bus))
         for index in 1...5 { try bus.post(SinkNote(text: "note \(index) " + String(repeating: "x", count: 100))) }
         _ = await bus.shutdown(timeout: .seconds(3_600))
-        sink.stop()
+        await running.stop()
 
         let files = try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()
         #expect(files == ["events.1.jsonl", "events.2.jsonl", "events.jsonl"])
@@ -182,12 +182,12 @@ struct SinkNote: Event, Hashable {
         let bus = Self.bus()
         let reports = try bus.events(of: FileSinkTornLine.self)
         let sink = FileSink(name: "archive", path: path)
-        try sink.start(on: bus)
+        let running = await RunningGroup("sink", sink.service(on: bus))
         var iterator = reports.makeAsyncIterator()
         let report = await iterator.next()
         reports.subscription.cancel()
         _ = await bus.shutdown(timeout: .seconds(3_600))
-        sink.stop()
+        await running.stop()
 
         #expect(report == FileSinkTornLine(sink: "archive", path: path, byteCount: 12, movedTo: path + ".torn",
                                            keptBytes: complete.utf8.count))
@@ -210,7 +210,7 @@ struct SinkNote: Event, Hashable {
         let bus = Self.bus()
         let failures = try bus.events(of: SubscriberFailed.self)
         let sink = FileSink(name: "archive", path: path, durability: .always)
-        try sink.start(on: bus)
+        let running = await RunningGroup("sink", sink.service(on: bus))
         try bus.post(SinkNote(text: "lost"))
 
         var iterator = failures.makeAsyncIterator()
@@ -225,7 +225,7 @@ struct SinkNote: Event, Hashable {
         try FileManager.default.removeItem(at: blocker)
         try bus.post(SinkNote(text: "kept"))
         _ = await bus.shutdown(timeout: .seconds(3_600))
-        sink.stop()
+        await running.stop()
         #expect(try Self.notes(path) == ["kept"])
         #expect(sink.statistics.failures >= 1)
     }
@@ -235,7 +235,7 @@ struct SinkNote: Event, Hashable {
         let bus = Self.bus()
         let failures = try bus.events(of: SubscriberFailed.self)
         let sink = FileSink(name: "full", path: "/dev/full", durability: .none)
-        try sink.start(on: bus)
+        let running = await RunningGroup("sink", sink.service(on: bus))
         try bus.post(SinkNote(text: "one"))
         try bus.post(SinkNote(text: "two"))
 
@@ -244,7 +244,7 @@ struct SinkNote: Event, Hashable {
         let second = try #require(await iterator.next())
         failures.subscription.cancel()
         _ = await bus.shutdown(timeout: .seconds(3_600))
-        sink.stop()
+        await running.stop()
         #expect([first.subscription, second.subscription] == ["full", "full"])
         #expect(first.error.contains("/dev/full") && first.error.contains("errno \(ENOSPC)"), "\(first.error)")
         #expect(second.eventSequence > first.eventSequence, "every event is tried again")
@@ -267,7 +267,7 @@ struct SinkNote: Event, Hashable {
                                       timestamp: Date(timeIntervalSince1970: time), event: SinkNote(text: "n\(index) \"x\"\n")))
         }
         for envelope in envelopes { try sink.archive(envelope) }
-        sink.stop()
+        sink.close()
 
         let reference = JSONEncoder()
         reference.dateEncodingStrategy = .custom { date, encoder in
@@ -298,7 +298,7 @@ struct SinkNote: Event, Hashable {
         try Data("{\"seq\":1,".utf8).write(to: URL(fileURLWithPath: path))
         let sink = FileSink(path: path, durability: .none)
         let report = try sink.archive(Self.envelope(2, "after"))
-        sink.stop()
+        sink.close()
         #expect(report?.byteCount == 9)
         #expect(report?.keptBytes == 0)
         #expect(try String(contentsOfFile: path + ".torn", encoding: .utf8) == "{\"seq\":1,\n")
@@ -311,10 +311,10 @@ struct SinkNote: Event, Hashable {
         let path = directory.appendingPathComponent("events.jsonl").path
         let first = FileSink(path: path, durability: .none)
         #expect(try first.archive(Self.envelope(1, "one")) == nil)
-        first.stop()
+        first.close()
         let second = FileSink(path: path, durability: .none)
         #expect(try second.archive(Self.envelope(2, "two")) == nil)
-        second.stop()
+        second.close()
         #expect(try Self.notes(path) == ["one", "two"])
         #expect(!FileManager.default.fileExists(atPath: path + ".torn"))
     }
@@ -325,7 +325,7 @@ struct SinkNote: Event, Hashable {
         let path = directory.appendingPathComponent("events.jsonl").path
         let sink = FileSink(path: path, durability: .none)
         for sequence in 1...3 { try sink.archive(Self.envelope(UInt64(sequence), "\(sequence)")) }
-        sink.stop()
+        sink.close()
         #expect(sink.statistics.syncs == 0)
         #expect(sink.statistics.lines == 3)
     }
@@ -336,7 +336,7 @@ struct SinkNote: Event, Hashable {
         let path = directory.appendingPathComponent("events.jsonl").path
         let sink = FileSink(path: path, durability: .none, rotation: FileSinkRotation(maxBytes: 1, keep: 0))
         for sequence in 1...3 { try sink.archive(Self.envelope(UInt64(sequence), "\(sequence)")) }
-        sink.stop()
+        sink.close()
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["events.jsonl"])
         #expect(try Self.notes(path) == ["3"], "a line longer than maxBytes is still written whole")
     }
@@ -348,12 +348,32 @@ struct SinkNote: Event, Hashable {
         let path = directory.appendingPathComponent("events.jsonl").path
         let bus = Self.bus()
         let sink = FileSink(path: path, patterns: patterns, durability: .none)
-        try sink.start(on: bus)
+        let running = await RunningGroup("sink", sink.service(on: bus))
         try bus.post(SinkNote(text: "kept"))
         try bus.post(FileSinkTornLine(sink: "other", path: "x", byteCount: 1, movedTo: "x.torn", keptBytes: 0))
         _ = await bus.shutdown(timeout: .seconds(3_600))
-        sink.stop()
+        await running.stop()
         #expect(try Self.lines(path).count == 1)
         #expect(try Self.notes(path) == ["kept"])
     }
+
+    /// One lifecycle: a second run while the first archives is refused (it would subscribe
+    /// twice and write every line twice); once the first ended, the sink may run again.
+    @Test func aSinkRunsOnceAtATimeAndAgainAfterItsRunEnded() async throws {
+        let directory = try Self.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("events.jsonl").path
+        let bus = Self.bus()
+        let sink = FileSink(path: path, durability: .none)
+        let running = await RunningGroup("sink", sink.service(on: bus))
+        await #expect(throws: FileSinkError.self) { try await sink.run(on: bus) }
+        try bus.post(SinkNote(text: "once"))
+        try await running.stop().get()
+        let again = await RunningGroup("sink", sink.service(on: bus))
+        try bus.post(SinkNote(text: "again"))
+        _ = await bus.shutdown(timeout: .seconds(3_600))
+        try await again.stop().get()
+        #expect(try Self.notes(path) == ["once", "again"])
+    }
+
 }

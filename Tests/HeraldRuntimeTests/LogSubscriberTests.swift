@@ -4,6 +4,7 @@ import HeraldLoaders
 import HeraldRuntime
 import HeraldServices
 import HeraldSubscribers
+import HeraldTestSupport
 import Testing
 
 @Suite struct LogSubscriberTests {
@@ -18,15 +19,40 @@ import Testing
         let writer = InMemoryLogWriter()
         let subscriber = LogSubscriber(patterns: patterns, level: level, format: format, writer: writer,
                                        summarizers: [LoaderEventSummaries.summarizer], redactor: Redactor(secrets: secrets))
-        try subscriber.start(on: bus)
+        let running = await RunningGroup("log", subscriber.service(on: bus))
         try publish(bus)
         _ = await bus.shutdown(timeout: .seconds(3_600))
+        await running.stop()
         return writer.lines
     }
 
     var finished: TimelineLoaded {
         TimelineLoaded(loader: "home", statuses: (1...20).map { Self.status("\($0)") },
                        newStatuses: (18...20).map { Self.status("\($0)") }, rateLimitRemaining: 14)
+    }
+
+    /// One lifecycle: a second run while the first logs is refused (it would subscribe twice and
+    /// log every line twice); once the first ended, the subscriber may run again.
+    @Test func aSubscriberRunsOnceAtATimeAndAgainAfterItsRunEnded() async throws {
+        let bus = EventBus(configuration: .init(clock: { Date(timeIntervalSince1970: 1_800_000_000.25) }))
+        let writer = InMemoryLogWriter()
+        let subscriber = LogSubscriber(writer: writer, summarizers: [LoaderEventSummaries.summarizer])
+        let running = await RunningGroup("log", subscriber.service(on: bus))
+        let second = await RunningGroup("log", subscriber.service(on: bus))
+        let refused = await second.stop()
+        guard case .failure(let error) = refused else {
+            Issue.record("a second run while the first logs was not refused")
+            await running.stop()
+            return
+        }
+        #expect(error.underlying as? LogSubscriberError == LogSubscriberError(subscriber: "log"), "\(error)")
+        try bus.post(finished, from: "loader.home")
+        try await running.stop().get()
+        let again = await RunningGroup("log", subscriber.service(on: bus))
+        try bus.post(finished, from: "loader.home")
+        _ = await bus.shutdown(timeout: .seconds(3_600))
+        try await again.stop().get()
+        #expect(writer.lines == Array(repeating: "2027-01-15T08:00:00.250Z INFO    loader.home.finished  home: 20 statuses, 3 new", count: 2))
     }
 
     @Test func textLinesSayWhatHappenedInOneLine() async throws {

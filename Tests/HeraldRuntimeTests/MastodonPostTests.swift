@@ -45,10 +45,10 @@ extension PostHarness {
             let template = MastodonPostTemplate(text: try PostTemplate("New todo: {{description}}"), visibility: "unlisted",
                                                 spoiler: try PostTemplate("todo {{_id}}"), language: "en")
             let scheduler = harness.mastodonScheduler(template)
-            try scheduler.start(on: harness.bus)
+            let running = await RunningGroup("scheduler", scheduler.service(on: harness.bus))
             try await harness.announce(PostHarness.todos(["buy milk 🥛", "call mum"]))
             #expect(await harness.recorder.wait(for: 2, PostSent.self))
-            await scheduler.stop()
+            await running.stop()
             let posts = harness.sandbox.mastodonPosts()
             #expect(posts.map(\.text) == ["New todo: buy milk 🥛", "New todo: call mum"])
             #expect(posts.map(\.spoilerText) == ["todo t1", "todo t2"])
@@ -63,12 +63,12 @@ extension PostHarness {
         try await PostHarness.run { harness in
             let client = harness.mastodon(transport: LostAnswerTransport(harness.transport))
             let scheduler = harness.mastodonScheduler(MastodonPostTemplate(text: try PostTemplate("{{description}}")), client: client)
-            try scheduler.start(on: harness.bus)
+            let running = await RunningGroup("scheduler", scheduler.service(on: harness.bus))
             try await harness.announce(PostHarness.todos(["only once"]))
             await harness.clock.waitForSleepers()  // the backoff after the lost answer
             harness.clock.advance(by: .seconds(1))
             #expect(await harness.recorder.wait(for: 1, PostSent.self))
-            await scheduler.stop()
+            await running.stop()
             #expect(harness.sandbox.mastodonPosts().map(\.text) == ["only once"])
             #expect(harness.recorder.events(PostSent.self).first?.attempts == 2)
         }
@@ -81,10 +81,10 @@ extension PostHarness {
             let template = MastodonPostTemplate(text: try PostTemplate("{{description}}"), media: .file("clip.mp4"),
                                                 description: try PostTemplate("A clip about {{description}}"))
             let scheduler = harness.mastodonScheduler(template)
-            try scheduler.start(on: harness.bus)
+            let running = await RunningGroup("scheduler", scheduler.service(on: harness.bus))
             try await harness.announce(PostHarness.todos(["cats"]))
             #expect(await harness.recorder.wait(for: 1, PostSent.self))
-            await scheduler.stop()
+            await running.stop()
             let post = try #require(harness.sandbox.mastodonPosts().first)
             #expect(post.mediaIDs.count == 1 && post.mediaDescriptions == ["A clip about cats"])
             let phases = harness.recorder.events(PostUploadProgress.self).map(\.phase)
@@ -98,10 +98,10 @@ extension PostHarness {
             try Data(repeating: 9, count: 64).write(to: harness.directory.appendingPathComponent("stuck.mp4"))
             let scheduler = harness.mastodonScheduler(MastodonPostTemplate(text: try PostTemplate("{{description}}"), media: .file("stuck.mp4")),
                                                       client: harness.mastodon(maxMediaPolls: 5))
-            try scheduler.start(on: harness.bus)
+            let running = await RunningGroup("scheduler", scheduler.service(on: harness.bus))
             try await harness.announce(PostHarness.todos(["never"]))
             #expect(await harness.recorder.wait(for: 1, PostFailed.self))
-            await scheduler.stop()
+            await running.stop()
             let failure = try #require(harness.recorder.events(PostFailed.self).first)
             #expect(failure.reason.contains("still processing after 5 polls"))
             #expect(harness.sandbox.mastodonPosts().isEmpty)
@@ -111,10 +111,10 @@ extension PostHarness {
     @Test func a422EndsAsFailedWithTheServersErrorText() async throws {
         try await PostHarness.run { harness in
             let scheduler = harness.mastodonScheduler(MastodonPostTemplate(text: try PostTemplate("{{description}}")))
-            try scheduler.start(on: harness.bus)
+            let running = await RunningGroup("scheduler", scheduler.service(on: harness.bus))
             try await harness.announce(PostHarness.todos([String(repeating: "long ", count: 120)]))
             #expect(await harness.recorder.wait(for: 1, PostFailed.self))
-            await scheduler.stop()
+            await running.stop()
             let failure = try #require(harness.recorder.events(PostFailed.self).first)
             #expect(failure.status == 422 && failure.attempts == 1)
             #expect(failure.reason.contains("Validation failed: Text character limit of 500 exceeded"))

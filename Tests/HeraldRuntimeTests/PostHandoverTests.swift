@@ -1,5 +1,6 @@
 import Foundation
 import Herald
+import HeraldIO
 import HeraldLifecycle
 import HeraldLoaders
 import HeraldSandbox
@@ -71,7 +72,7 @@ import Testing
         }
         defer { watch.cancel() }
         let runtime = DaemonRuntime(daemon: HeraldDaemon(configuration: old), bus: bus,
-                                    store: LoaderStateStore(directory: directory.appendingPathComponent("state")),
+                                    store: LoaderStateStore(directory: directory.appendingPathComponent("state"), io: BlockingIOThread(name: "test.state-io")),
                                     sandbox: nil, sources: StatusSources(bus: bus))
         guard case .post(let posting)? = old.subscribers["posts"] else { Issue.record("no post subscriber"); return }
         runtime.posters.addAtStart(runtime.posterMember("posts", posting))

@@ -64,8 +64,8 @@ struct PostHarness {
                    write: PostOutbox.Write? = nil) -> PostScheduler {
         let services = services ?? ["twitter": TwitterPostService(client: twitter(), baseDirectory: directory), "baas": BaaSPostService(client: baas())]
         guard let write else {
-            return PostScheduler(name: "posts", rules: rules, services: services, outboxPath: outboxPath, retry: retry, clock: clock,
-                                 now: now, faultHook: faultHook)
+            return PostScheduler(name: "posts", rules: rules, services: services, outboxPath: outboxPath,
+                                 io: BlockingIOThread(name: "test.posts-io"), retry: retry, clock: clock, now: now, faultHook: faultHook)
         }
         return PostScheduler(name: "posts", rules: rules, services: services, outbox: PostOutbox(path: outboxPath, write: write, io: BlockingIOThread(name: "test.posts-io")),
                              retry: retry, clock: clock, now: now, faultHook: faultHook)

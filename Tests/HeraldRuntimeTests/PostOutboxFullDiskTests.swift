@@ -51,7 +51,7 @@ final class FillableDisk: Sendable {
             let disk = FillableDisk()
             let service = ScriptedPostService([])
             let scheduler = harness.scheduler([try PostHarness.rule()], services: ["twitter": service], write: disk.journalWrite)
-            try scheduler.start(on: harness.bus)
+            let running = await RunningGroup("scheduler", scheduler.service(on: harness.bus))
             disk.fill()
             try await harness.announce(PostHarness.todos(["buy milk"]))
 
@@ -82,14 +82,14 @@ final class FillableDisk: Sendable {
             #expect(recorded.key == held.key && recorded.refusals >= 4 && recorded.path == harness.outboxPath)
             let journal = Self.journal(harness)
             #expect(journal.contains(#""op":"intent""#) && journal.contains(#""op":"done""#))
-            await scheduler.stop()
+            await running.stop()
 
             // Recorded and done: a restart that hears of the item again posts nothing.
             let restarted = harness.scheduler([try PostHarness.rule()], services: ["twitter": service])
-            try restarted.start(on: harness.bus)
+            let restartedRunning = await RunningGroup("restarted", restarted.service(on: harness.bus))
             try await harness.announce(PostHarness.todos(["buy milk"]))
             #expect(restarted.pendingCount == 0)
-            await restarted.stop()
+            await restartedRunning.stop()
             #expect(service.recorded.count == 1)
         }
     }
@@ -98,7 +98,7 @@ final class FillableDisk: Sendable {
         try await PostHarness.run { harness in
             let disk = FillableDisk()
             let scheduler = harness.scheduler([try PostHarness.rule()], write: disk.journalWrite)
-            try scheduler.start(on: harness.bus)
+            let running = await RunningGroup("scheduler", scheduler.service(on: harness.bus))
             disk.fill()
             try await harness.announce(PostHarness.todos(["first", "second"]))
             try #require(await harness.recorder.wait(for: 2, PostHeld.self))
@@ -111,7 +111,7 @@ final class FillableDisk: Sendable {
             #expect(await harness.recorder.wait(for: 3, PostSent.self))
             #expect(harness.sandbox.posts().map(\.text) == ["New todo: first", "New todo: second", "New todo: third"])
             #expect(harness.recorder.events(PostRecorded.self).map(\.key) == ["tweet:item:loader.todos:t1", "tweet:item:loader.todos:t2"])
-            await scheduler.stop()
+            await running.stop()
         }
     }
 
@@ -119,38 +119,38 @@ final class FillableDisk: Sendable {
         try await PostHarness.run { harness in
             let disk = FillableDisk()
             let full = harness.scheduler([try PostHarness.rule()], write: disk.journalWrite)
-            try full.start(on: harness.bus)
+            let fullRunning = await RunningGroup("full", full.service(on: harness.bus))
             disk.fill()
             try await harness.announce(PostHarness.todos(["one", "two"]))
             try #require(await harness.recorder.wait(for: 2, PostHeld.self))
             await harness.clock.waitForSleepers(1)
-            await full.stop()
+            await fullRunning.stop()
             #expect(harness.sandbox.posts().isEmpty)
 
             // The loader's state was not saved either (the same full disk): it announces them
             // again after the restart, with a newer one.
             let restarted = harness.scheduler([try PostHarness.rule()])
-            try restarted.start(on: harness.bus)
+            let restartedRunning = await RunningGroup("restarted", restarted.service(on: harness.bus))
             try await harness.announce(PostHarness.todos(["one", "two", "three"]))
             #expect(await harness.recorder.wait(for: 3, PostSent.self))
             #expect(harness.sandbox.posts().map(\.text) == ["New todo: one", "New todo: two", "New todo: three"])
-            await restarted.stop()
+            await restartedRunning.stop()
         }
     }
     @Test func aStartOnAFullDiskKeepsTheJournalUncompactedAndSendsWhatItHolds() async throws {
         try await PostHarness.run { harness in
             // A run posts t1, then stops with t2's post in flight: t1 done, t2 pending.
             let sender = harness.scheduler([try PostHarness.rule()])
-            try sender.start(on: harness.bus)
+            let senderRunning = await RunningGroup("sender", sender.service(on: harness.bus))
             try await harness.announce(PostHarness.todos(["done before"]))
             #expect(await harness.recorder.wait(for: 1, PostSent.self))
-            await sender.stop()
+            await senderRunning.stop()
             let hanging = HangingPostService()
             let stopped = harness.scheduler([try PostHarness.rule()], services: ["twitter": hanging])
-            try stopped.start(on: harness.bus)
+            let stoppedRunning = await RunningGroup("stopped", stopped.service(on: harness.bus))
             try await harness.announce(PostHarness.todos(["left pending"], firstID: 2))
             await hanging.entered()
-            await stopped.stop()
+            await stoppedRunning.stop()
             let before = Self.journal(harness)
 
             // The disk is full at the next start: the journal cannot be compacted, but it is
@@ -159,7 +159,7 @@ final class FillableDisk: Sendable {
             disk.fill()
             let service = ScriptedPostService([])
             let full = harness.scheduler([try PostHarness.rule()], services: ["twitter": service], write: disk.journalWrite)
-            try full.start(on: harness.bus)
+            let fullRunning = await RunningGroup("full", full.service(on: harness.bus))
             #expect(await harness.recorder.wait(for: 2, PostSent.self))
             #expect(service.recorded.map(\.key) == ["tweet:item:loader.todos:t2"] && service.recorded.first?.mayExist == true)
             #expect(Self.journal(harness) == before, "unchanged: neither compacted nor marked done")
@@ -167,7 +167,7 @@ final class FillableDisk: Sendable {
             // What it knew stays known.
             try await harness.announce(PostHarness.todos(["done before", "left pending"]))
             #expect(full.pendingCount == 0)
-            await full.stop()
+            await fullRunning.stop()
             #expect(service.recorded.count == 1)
         }
     }
@@ -175,10 +175,10 @@ final class FillableDisk: Sendable {
     @Test func aTornLastLineIsCutOffWhenTheJournalCannotBeCompacted() async throws {
         try await PostHarness.run { harness in
             let sender = harness.scheduler([try PostHarness.rule()])
-            try sender.start(on: harness.bus)
+            let senderRunning = await RunningGroup("sender", sender.service(on: harness.bus))
             try await harness.announce(PostHarness.todos(["recorded"]))
             #expect(await harness.recorder.wait(for: 1, PostSent.self))
-            await sender.stop()
+            await senderRunning.stop()
             let whole = Self.journal(harness)
             let handle = try #require(FileHandle(forWritingAtPath: harness.outboxPath))
             try handle.seekToEnd()
@@ -188,18 +188,18 @@ final class FillableDisk: Sendable {
             let disk = FillableDisk()
             disk.fill()
             let scheduler = harness.scheduler([try PostHarness.rule()], write: disk.journalWrite)
-            try scheduler.start(on: harness.bus)
+            let running = await RunningGroup("scheduler", scheduler.service(on: harness.bus))
             // Cut after the last whole line, so the next record starts a line of its own.
             #expect(Self.journal(harness) == whole)
             disk.free()
             try await harness.announce(PostHarness.todos(["after the cut"], firstID: 2))
             #expect(await harness.recorder.wait(for: 2, PostSent.self))
-            await scheduler.stop()
+            await running.stop()
             let restarted = harness.scheduler([try PostHarness.rule()])
-            try restarted.start(on: harness.bus)
+            let restartedRunning = await RunningGroup("restarted", restarted.service(on: harness.bus))
             try await harness.announce(PostHarness.todos(["recorded", "after the cut"]))
             #expect(restarted.pendingCount == 0)
-            await restarted.stop()
+            await restartedRunning.stop()
             #expect(harness.sandbox.posts().map(\.text) == ["New todo: recorded", "New todo: after the cut"])
         }
     }

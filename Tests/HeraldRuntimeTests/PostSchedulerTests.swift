@@ -8,6 +8,7 @@ import HeraldTestSupport
 import Synchronization
 import Testing
 import HeraldSync
+import HeraldIO
 
 /// A post service that answers from a script (errors, then ids), recording each call.
 final class ScriptedPostService: PostService {
@@ -82,7 +83,7 @@ final class HangingPostService: PostService {
     @Test func eachNewItemIsPostedOnceWithTheTriggeringCorrelation() async throws {
         try await PostHarness.run { harness in
             let scheduler = harness.scheduler([try PostHarness.rule()])
-            try scheduler.start(on: harness.bus)
+            let running = await RunningGroup("scheduler", scheduler.service(on: harness.bus))
             let first = try await harness.announce(PostHarness.todos(["buy milk", "call mom"]))
             #expect(await harness.recorder.wait(for: 2, PostSent.self))
             #expect(harness.sandbox.posts().map(\.text) == ["New todo: buy milk", "New todo: call mom"])
@@ -96,11 +97,11 @@ final class HangingPostService: PostService {
             try await harness.announce(PostHarness.todos(["buy milk", "call mom", "water plants"]))
             #expect(await harness.recorder.wait(for: 3, PostSent.self))
             #expect(harness.sandbox.posts().count == 3)
-            await scheduler.stop()
+            await running.stop()
 
             // Nor by a new scheduler on the same outbox.
             let restarted = harness.scheduler([try PostHarness.rule()])
-            try restarted.start(on: harness.bus)
+            let restartedRunning = await RunningGroup("restarted", restarted.service(on: harness.bus))
             try await harness.announce(PostHarness.todos(["buy milk", "call mom", "water plants"]))
             #expect(restarted.pendingCount == 0)
             try await harness.announce(PostHarness.todos(["feed cat"], firstID: 4))
@@ -110,7 +111,7 @@ final class HangingPostService: PostService {
             // Posts go in order per rule, so a re-post would have come before "feed cat".
             #expect(harness.recorder.events(PostSent.self).count == 4)
             #expect(harness.recorder.events(PostSent.self).allSatisfy { !$0.duplicate })
-            await restarted.stop()
+            await restartedRunning.stop()
         }
     }
 
@@ -119,14 +120,14 @@ final class HangingPostService: PostService {
             let urgent = try PostHarness.rule("urgent", conditions: [PostCondition(field: FieldPath("description")!, .contains("URGENT"))])
             let broken = try PostHarness.rule("broken", text: "{{description}} by {{item.owner}}")
             let scheduler = harness.scheduler([urgent, broken])
-            try scheduler.start(on: harness.bus)
+            let running = await RunningGroup("scheduler", scheduler.service(on: harness.bus))
             try await harness.announce(PostHarness.todos(["urgent: pay rent", "read a book"]))
             #expect(await harness.recorder.wait(for: 1, PostSent.self))
             #expect(await harness.recorder.wait(for: 2, PostFailed.self))
             #expect(harness.sandbox.posts().map(\.text) == ["New todo: urgent: pay rent"])
             let failures = harness.recorder.events(PostFailed.self)
             #expect(failures.allSatisfy { $0.rule == "broken" && $0.reason.contains("\"item.owner\"") && $0.attempts == 0 })
-            await scheduler.stop()
+            await running.stop()
         }
     }
 
@@ -134,25 +135,25 @@ final class HangingPostService: PostService {
         try await PostHarness.run { harness in
             let service = HangingPostService()
             let hanging = harness.scheduler([try PostHarness.rule()], services: ["twitter": service])
-            try hanging.start(on: harness.bus)
+            let hangingRunning = await RunningGroup("hanging", hanging.service(on: harness.bus))
             try await harness.announce(PostHarness.todos(["stay in the outbox"]))
             await service.entered()
             #expect(hanging.pendingCount == 1)
-            await hanging.stop()  // cancels the post in flight: the intent stays in the journal
+            await hangingRunning.stop()  // cancels the post in flight: the intent stays in the journal
             #expect(harness.sandbox.posts().isEmpty)
 
             let scheduler = harness.scheduler([try PostHarness.rule()])
-            try scheduler.start(on: harness.bus)
+            let running = await RunningGroup("scheduler", scheduler.service(on: harness.bus))
             #expect(await harness.recorder.wait(for: 1, PostSent.self))
             #expect(harness.sandbox.posts().map(\.text) == ["New todo: stay in the outbox"])
-            await scheduler.stop()
+            await running.stop()
         }
     }
 
     @Test func aPostMadeButNotRecordedCountsAsSentThroughTheDuplicateAnswer() async throws {
         try await PostHarness.run { harness in
             // A previous run appended the intent and posted, then died before marking it done.
-            let outbox = PostOutbox(path: harness.outboxPath)
+            let outbox = PostOutbox(path: harness.outboxPath, io: BlockingIOThread(name: "test.outbox"))
             _ = try outbox.recover()
             try outbox.append(PostIntent(key: "tweet:item:loader.todos:t1", rule: "tweet", service: "twitter",
                                          content: .status(text: "posted before the crash", media: nil), correlation: nil, created: Date()))
@@ -160,7 +161,7 @@ final class HangingPostService: PostService {
             _ = try await harness.twitter().update(status: "posted before the crash")
 
             let scheduler = harness.scheduler([try PostHarness.rule()])
-            try scheduler.start(on: harness.bus)
+            let running = await RunningGroup("scheduler", scheduler.service(on: harness.bus))
             #expect(await harness.recorder.wait(for: 1, PostSent.self))
             let sent = try #require(harness.recorder.events(PostSent.self).first)
             #expect(sent.duplicate && sent.id == nil && sent.key == "tweet:item:loader.todos:t1")
@@ -172,7 +173,7 @@ final class HangingPostService: PostService {
             #expect(await harness.recorder.wait(for: 2, PostSent.self))
             #expect(harness.recorder.events(PostSent.self).count == 2)
             #expect(harness.sandbox.posts().map(\.text) == ["posted before the crash", "New todo: a later one"])
-            await scheduler.stop()
+            await running.stop()
         }
     }
 
@@ -184,7 +185,7 @@ final class HangingPostService: PostService {
                 .failure(ServiceError(kind: .rateLimited, message: "429", status: 429, rateLimit: RateLimit(reset: reset))),
             ])
             let scheduler = harness.scheduler([try PostHarness.rule()], services: ["twitter": service])
-            try scheduler.start(on: harness.bus)
+            let running = await RunningGroup("scheduler", scheduler.service(on: harness.bus))
             try await harness.announce(PostHarness.todos(["retry me"]))
             for _ in 0..<3 {
                 await harness.clock.waitForSleepers(1)
@@ -195,7 +196,7 @@ final class HangingPostService: PostService {
             #expect(harness.clock.now.offset == .seconds(33))
             #expect(harness.recorder.events(PostSent.self).first?.attempts == 4)
             #expect(service.recorded.map(\.mayExist) == [false, true, true, true])
-            await scheduler.stop()
+            await running.stop()
         }
     }
 
@@ -204,7 +205,7 @@ final class HangingPostService: PostService {
             let service = ScriptedPostService(Array(repeating: .failure(Self.httpError(502)), count: 5))
             let scheduler = harness.scheduler([try PostHarness.rule()], services: ["twitter": service],
                                               retry: .init(initial: .seconds(1), maximum: .seconds(60), attempts: 3))
-            try scheduler.start(on: harness.bus)
+            let running = await RunningGroup("scheduler", scheduler.service(on: harness.bus))
             try await harness.announce(PostHarness.todos(["never"]))
             for _ in 0..<2 {
                 await harness.clock.waitForSleepers(1)
@@ -214,7 +215,7 @@ final class HangingPostService: PostService {
             let failed = try #require(harness.recorder.events(PostFailed.self).first)
             #expect(failed.reason.hasPrefix("gave up after 3 attempts: ") && failed.attempts == 3)
             #expect(service.recorded.count == 3)
-            await scheduler.stop()
+            await running.stop()
         }
     }
 
@@ -223,26 +224,26 @@ final class HangingPostService: PostService {
             let wrong = OAuthCredentials(consumerKey: "sandbox", consumerSecret: "wrong", token: "sandbox", tokenSecret: "wrong")
             let scheduler = harness.scheduler([try PostHarness.rule()],
                                               services: ["twitter": TwitterPostService(client: harness.twitter(wrong), baseDirectory: harness.directory)])
-            try scheduler.start(on: harness.bus)
+            let running = await RunningGroup("scheduler", scheduler.service(on: harness.bus))
             try await harness.announce(PostHarness.todos(["not allowed"]))
             #expect(await harness.recorder.wait(for: 1, PostFailed.self))
             let failed = try #require(harness.recorder.events(PostFailed.self).first)
             #expect(failed.status == 401 && failed.attempts == 1 && failed.reason.contains("401"))
             #expect(!failed.reason.contains("wrong"), "no secret in the reason")
             #expect(harness.sandbox.posts().isEmpty)
-            await scheduler.stop()
+            await running.stop()
             // Failed is done: a restart does not try again.
             let restarted = harness.scheduler([try PostHarness.rule()])
-            try restarted.start(on: harness.bus)
+            let restartedRunning = await RunningGroup("restarted", restarted.service(on: harness.bus))
             #expect(restarted.pendingCount == 0)
-            await restarted.stop()
+            await restartedRunning.stop()
         }
     }
 
     @Test func theRateMakesPostsWaitTheirTurn() async throws {
         try await PostHarness.run { harness in
             let scheduler = harness.scheduler([try PostHarness.rule(rate: PostRate(parsing: "1/h"))])
-            try scheduler.start(on: harness.bus)
+            let running = await RunningGroup("scheduler", scheduler.service(on: harness.bus))
             try await harness.announce(PostHarness.todos(["first", "second"]))
             #expect(await harness.recorder.wait(for: 1, PostSent.self))
             await harness.clock.waitForSleepers(1)
@@ -251,7 +252,7 @@ final class HangingPostService: PostService {
             harness.clock.advanceToNextDeadline()
             #expect(await harness.recorder.wait(for: 2, PostSent.self))
             #expect(harness.sandbox.posts().map(\.text) == ["New todo: first", "New todo: second"])
-            await scheduler.stop()
+            await running.stop()
         }
     }
 
@@ -261,14 +262,14 @@ final class HangingPostService: PostService {
         try await PostHarness.run(start: start) { harness in
             let quiet = QuietHours(start: 22 * 60, end: 7 * 60, timeZone: TimeZone(identifier: "UTC")!)
             let scheduler = harness.scheduler([try PostHarness.rule(quiet: quiet)])
-            try scheduler.start(on: harness.bus)
+            let running = await RunningGroup("scheduler", scheduler.service(on: harness.bus))
             try await harness.announce(PostHarness.todos(["good morning"]))
             await harness.clock.waitForSleepers(1)
             #expect(harness.clock.nextDeadline?.offset == .seconds(8 * 3_600))
             #expect(harness.sandbox.posts().isEmpty)
             harness.clock.advanceToNextDeadline()
             #expect(await harness.recorder.wait(for: 1, PostSent.self))
-            await scheduler.stop()
+            await running.stop()
         }
     }
 
@@ -280,7 +281,7 @@ final class HangingPostService: PostService {
             let rule = PostRule(name: "copy", on: "loader.todos.finished", scope: .newItems, service: "baas",
                                 target: .object(bucket: "inbox", fields: fields))
             // A previous run created the object for t1 and crashed before marking it done.
-            let outbox = PostOutbox(path: harness.outboxPath)
+            let outbox = PostOutbox(path: harness.outboxPath, io: BlockingIOThread(name: "test.outbox"))
             _ = try outbox.recover()
             let earlier = ["title": JSONValue.string("From todo t1: one"), "done": .bool(false), BaaSPostService.keyField: .string("copy:item:loader.todos:t1")]
             try outbox.append(PostIntent(key: "copy:item:loader.todos:t1", rule: "copy", service: "baas",
@@ -289,7 +290,7 @@ final class HangingPostService: PostService {
             let created = try await harness.baas().create(bucket: "inbox", fields: earlier)
 
             let scheduler = harness.scheduler([rule])
-            try scheduler.start(on: harness.bus)
+            let running = await RunningGroup("scheduler", scheduler.service(on: harness.bus))
             #expect(await harness.recorder.wait(for: 1, PostSent.self))
             #expect(harness.recorder.events(PostSent.self).first?.id == created.id)
             try await harness.announce(PostHarness.todos(["one", "two"]))
@@ -298,7 +299,7 @@ final class HangingPostService: PostService {
             #expect(objects.count == 2)
             #expect(objects.compactMap { $0.fields["title"]?.stringValue }.sorted() == ["From todo t1: one", "From todo t2: two"])
             #expect(objects.compactMap { $0.fields[BaaSPostService.keyField]?.stringValue }.sorted() == ["copy:item:loader.todos:t1", "copy:item:loader.todos:t2"])
-            await scheduler.stop()
+            await running.stop()
         }
     }
 
@@ -306,7 +307,7 @@ final class HangingPostService: PostService {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("herald-outbox-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = directory.appendingPathComponent("posts.jsonl").path
-        let outbox = PostOutbox(path: path)
+        let outbox = PostOutbox(path: path, io: BlockingIOThread(name: "test.outbox"))
         _ = try outbox.recover()
         let intent = PostIntent(key: "r:item:1", rule: "r", service: "twitter", content: .status(text: "kept", media: nil),
                                 correlation: nil, created: Date(timeIntervalSince1970: 1_800_000_000))
@@ -320,7 +321,7 @@ final class HangingPostService: PostService {
         try handle.write(contentsOf: Data(#"{"op":"intent","key":"r:it"#.utf8))
         try handle.close()
 
-        let reopened = PostOutbox(path: path)
+        let reopened = PostOutbox(path: path, io: BlockingIOThread(name: "test.outbox"))
         let recovery = try reopened.recover()
         reopened.closeJournal()
         #expect(recovery.pending == [intent])
@@ -349,7 +350,7 @@ final class HangingPostService: PostService {
             let fixed = try PostHarness.rule("clip", text: "{{description}}", media: .file("clip.mp4"))
             let fromField = try PostHarness.rule("field", text: "field: {{description}}", media: .field(FieldPath("item.video")!))
             let scheduler = harness.scheduler([fixed, fromField], services: services)
-            try scheduler.start(on: harness.bus)
+            let running = await RunningGroup("scheduler", scheduler.service(on: harness.bus))
 
             let todos = [
                 BaaSObject(id: "v1", fields: ["description": .string("watch this"), "video": .string("clip.mp4")]),
@@ -379,7 +380,7 @@ final class HangingPostService: PostService {
             #expect(harness.recorder.events(PostUploadProgress.self).allSatisfy { $0.key != "field:item:loader.todos:v2" })
             let progressTopics = Set(harness.recorder.envelopes.filter { $0.event is PostUploadProgress }.map(\.topic.name))
             #expect(progressTopics == ["upload.clip.progress", "upload.field.progress"])
-            await scheduler.stop()
+            await running.stop()
         }
     }
 
@@ -387,7 +388,7 @@ final class HangingPostService: PostService {
         try await PostHarness.run { harness in
             let service = ScriptedPostService([])
             let scheduler = harness.scheduler([try PostHarness.rule()], services: ["twitter": service])
-            try scheduler.start(on: harness.bus)
+            let running = await RunningGroup("scheduler", scheduler.service(on: harness.bus))
             let event = PostHarness.todos(["same item"])
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for _ in 0..<8 { group.addTask { try await harness.announce(event) } }
@@ -398,14 +399,14 @@ final class HangingPostService: PostService {
             #expect(service.recorded.map(\.key) == ["tweet:item:loader.todos:t1", "tweet:item:loader.todos:t2"])
             let journal = try String(contentsOfFile: harness.outboxPath, encoding: .utf8)
             #expect(journal.components(separatedBy: #""op":"intent""#).count - 1 == 2)
-            await scheduler.stop()
+            await running.stop()
         }
     }
 
     @Test func aDuplicateAnswerToAFirstAttemptIsAnotherItemsTextAndFails() async throws {
         try await PostHarness.run { harness in
             let scheduler = harness.scheduler([try PostHarness.rule()])
-            try scheduler.start(on: harness.bus)
+            let running = await RunningGroup("scheduler", scheduler.service(on: harness.bus))
             let twins = [BaaSObject(id: "a", fields: ["description": .string("buy milk")]),
                          BaaSObject(id: "b", fields: ["description": .string("buy milk")])]
             try await harness.announce(TodosLoaded(loader: "todos", bucket: "todos", todos: twins, newTodos: twins, removedIDs: []))
@@ -414,7 +415,7 @@ final class HangingPostService: PostService {
             let failed = try #require(harness.recorder.events(PostFailed.self).first)
             #expect(failed.key == "tweet:item:loader.todos:b" && failed.status == 403 && failed.reason.contains("187"))
             #expect(harness.sandbox.posts().count == 1)
-            await scheduler.stop()
+            await running.stop()
         }
     }
 
@@ -422,13 +423,13 @@ final class HangingPostService: PostService {
         try await PostHarness.run { harness in
             let service = ScriptedPostService([.failure(Self.httpError(403, code: 261)), .failure(Self.httpError(400, code: 44))])
             let scheduler = harness.scheduler([try PostHarness.rule()], services: ["twitter": service])
-            try scheduler.start(on: harness.bus)
+            let running = await RunningGroup("scheduler", scheduler.service(on: harness.bus))
             try await harness.announce(PostHarness.todos(["forbidden", "bad request"]))
             #expect(await harness.recorder.wait(for: 2, PostFailed.self))
             #expect(harness.recorder.events(PostFailed.self).map(\.status) == [403, 400])
             #expect(harness.recorder.events(PostFailed.self).allSatisfy { $0.attempts == 1 })
             #expect(service.recorded.count == 2)
-            await scheduler.stop()
+            await running.stop()
         }
     }
 
@@ -440,7 +441,7 @@ final class HangingPostService: PostService {
             let service = ScriptedPostService([limited, limited, limited])
             let scheduler = harness.scheduler([try PostHarness.rule()], services: ["twitter": service],
                                               retry: .init(initial: .seconds(1), maximum: .seconds(60), attempts: 2))
-            try scheduler.start(on: harness.bus)
+            let running = await RunningGroup("scheduler", scheduler.service(on: harness.bus))
             try await harness.announce(PostHarness.todos(["patience"]))
             for _ in 0..<3 {
                 await harness.clock.waitForSleepers(1)
@@ -450,7 +451,7 @@ final class HangingPostService: PostService {
             // 1 s, 2 s, 4 s; rate-limit answers are not counted against the 2 attempts.
             #expect(harness.clock.now.offset == .seconds(7))
             #expect(harness.recorder.events(PostSent.self).first?.attempts == 4)
-            await scheduler.stop()
+            await running.stop()
         }
     }
 
@@ -458,21 +459,21 @@ final class HangingPostService: PostService {
         try await PostHarness.run { harness in
             let rule = try PostHarness.rule(rate: PostRate(parsing: "1/h"))
             let first = harness.scheduler([rule])
-            try first.start(on: harness.bus)
+            let firstRunning = await RunningGroup("first", first.service(on: harness.bus))
             try await harness.announce(PostHarness.todos(["one"]))
             #expect(await harness.recorder.wait(for: 1, PostSent.self))
-            await first.stop()
+            await firstRunning.stop()
 
             harness.clock.advance(by: .seconds(600))
             let second = harness.scheduler([rule])
-            try second.start(on: harness.bus)
+            let secondRunning = await RunningGroup("second", second.service(on: harness.bus))
             try await harness.announce(PostHarness.todos(["two"], firstID: 2))
             await harness.clock.waitForSleepers(1)
             #expect(harness.clock.nextDeadline?.offset == .seconds(3600), "the send before the restart still counts")
             #expect(harness.sandbox.posts().count == 1)
             harness.clock.advanceToNextDeadline()
             #expect(await harness.recorder.wait(for: 2, PostSent.self))
-            await second.stop()
+            await secondRunning.stop()
         }
     }
 
@@ -493,4 +494,22 @@ final class HangingPostService: PostService {
         #expect(lunch.end(after: noon) == noon.addingTimeInterval(30 * 60))
         #expect(lunch.end(after: noon.addingTimeInterval(3600)) == nil)
     }
+
+    @Test func aSecondRunIsRefusedWithAClearErrorWhileRunningAndAfter() async throws {
+        try await PostHarness.run { harness in
+            let scheduler = harness.scheduler([try PostHarness.rule()])
+            let running = await RunningGroup("scheduler", scheduler.service(on: harness.bus))
+            await #expect(throws: PostSchedulerError(scheduler: "posts", reason: .running)) {
+                try await scheduler.run(on: harness.bus)
+            }
+            // The refused run changed nothing: the first one still posts.
+            try await harness.announce(PostHarness.todos(["still posting"]))
+            #expect(await harness.recorder.wait(for: 1, PostSent.self))
+            try await running.stop().get()
+            let refused = await #expect(throws: PostSchedulerError.self) { try await scheduler.run(on: harness.bus) }
+            #expect(refused?.reason == .finished)
+            #expect(refused?.description == "post scheduler posts: already ran; a scheduler runs once (make a new one on the same outbox)")
+        }
+    }
+
 }

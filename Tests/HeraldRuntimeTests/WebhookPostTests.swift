@@ -48,10 +48,10 @@ final class FirstAttemptDeadline: HTTPTransport {
     @Test func aNewItemIsDeliveredOnceWithItsKeyAsWebhookID() async throws {
         try await PostHarness.run(Self.configure) { harness in
             let scheduler = try harness.webhookScheduler()
-            try scheduler.start(on: harness.bus)
+            let running = await RunningGroup("scheduler", scheduler.service(on: harness.bus))
             try await harness.announce(PostHarness.todos(["buy \"milk\" 🥛\n", "call mum"]))
             #expect(await harness.recorder.wait(for: 2, PostSent.self))
-            await scheduler.stop()
+            await running.stop()
             let deliveries = harness.sandbox.webhookDeliveries()
             #expect(deliveries.count == 2 && deliveries.allSatisfy { $0.verified })
             let bodies = deliveries.compactMap { try? JSONSerialization.jsonObject(with: $0.body) as? [String: String] }
@@ -66,14 +66,14 @@ final class FirstAttemptDeadline: HTTPTransport {
         try await PostHarness.run(Self.configure) { harness in
             try harness.sandbox.script(path: "/_sandbox/webhooks", method: "POST", [.status(500), .status(502)])
             let scheduler = try harness.webhookScheduler()
-            try scheduler.start(on: harness.bus)
+            let running = await RunningGroup("scheduler", scheduler.service(on: harness.bus))
             try await harness.announce(PostHarness.todos(["retry me"]))
             for _ in 0..<2 {
                 await harness.clock.waitForSleepers()
                 harness.clock.advance(by: .seconds(60))
             }
             #expect(await harness.recorder.wait(for: 1, PostSent.self))
-            await scheduler.stop()
+            await running.stop()
             #expect(harness.recorder.events(PostSent.self).first?.attempts == 3)
             #expect(harness.sandbox.webhookDeliveries().count == 1)
         }
@@ -85,12 +85,12 @@ final class FirstAttemptDeadline: HTTPTransport {
             // Only the first attempt has a short deadline, so the retry's success does not
             // depend on how fast a busy machine answers.
             let scheduler = try harness.webhookScheduler(transport: FirstAttemptDeadline(harness.transport, .milliseconds(300)))
-            try scheduler.start(on: harness.bus)
+            let running = await RunningGroup("scheduler", scheduler.service(on: harness.bus))
             try await harness.announce(PostHarness.todos(["slowly"]))
             await harness.clock.waitForSleepers()  // the backoff after the timed-out attempt
             harness.clock.advance(by: .seconds(60))
             #expect(await harness.recorder.wait(for: 1, PostSent.self))
-            await scheduler.stop()
+            await running.stop()
             #expect(harness.recorder.events(PostSent.self).first?.attempts == 2)
         }
     }
@@ -99,12 +99,12 @@ final class FirstAttemptDeadline: HTTPTransport {
         try await PostHarness.run(Self.configure) { harness in
             try harness.sandbox.script(path: "/_sandbox/webhooks", method: "POST", [.status(429), .status(410)])
             let scheduler = try harness.webhookScheduler()
-            try scheduler.start(on: harness.bus)
+            let running = await RunningGroup("scheduler", scheduler.service(on: harness.bus))
             try await harness.announce(PostHarness.todos(["first"]))
             await harness.clock.waitForSleepers()  // until Retry-After
             harness.clock.advance(by: .seconds(60))
             #expect(await harness.recorder.wait(for: 1, PostFailed.self))
-            await scheduler.stop()
+            await running.stop()
             let failed = try #require(harness.recorder.events(PostFailed.self).first)
             #expect(failed.status == 410 && failed.reason.contains("the endpoint is gone"), "\(failed.reason)")
             #expect(harness.sandbox.webhookDeliveries().isEmpty)

@@ -5,6 +5,7 @@ import HeraldServices
 import HeraldSubscribers
 import HeraldSync
 import HeraldTestSupport
+import HeraldIO
 import Testing
 
 @testable import HeraldStatus
@@ -49,15 +50,14 @@ final class ScriptedPosts: PostService {
     }
 
     /// A post scheduler `posts` whose rule `echo` posts `template` for each `test.post` event
-    /// through this service, started on `bus` and added to `sources`.
-    func scheduler(template: String, outbox directory: URL, bus: EventBus, sources: StatusSources) async throws -> PostScheduler {
+    /// through this service, running on `bus` (until the returned group stops) and added to `sources`.
+    func scheduler(template: String, outbox directory: URL, bus: EventBus, sources: StatusSources) async throws -> RunningGroup {
         let rule = PostRule(name: "echo", on: "test.post", service: "stub", target: .status(text: try PostTemplate(template), media: nil))
         let scheduler = PostScheduler(name: "posts", rules: [rule], services: ["stub": self],
-                                      outboxPath: directory.appendingPathComponent("outbox.jsonl").path)
-        try await scheduler.prepare()
-        try scheduler.start(on: bus)
+                                      outboxPath: directory.appendingPathComponent("outbox.jsonl").path, io: BlockingIOThread(name: "test.outbox"))
+        let running = await RunningGroup("posts", scheduler.service(on: bus))
         sources.add(poster: scheduler)
-        return scheduler
+        return running
     }
 
     func release() {
@@ -96,7 +96,7 @@ final class ScriptedPosts: PostService {
         // An archive of test.> and a post rule on test.post.
         let sink = FileSink(name: "archive", path: directory.appendingPathComponent("events.jsonl").path, patterns: ["test.>"],
                             durability: .none)
-        try sink.start(on: bus)
+        let archiving = await RunningGroup("archive", sink.service(on: bus))
         sources.add(archive: sink)
         let posts = ScriptedPosts()
         let scheduler = try await posts.scheduler(template: "{{n}} {{word}}", outbox: directory, bus: bus, sources: sources)
@@ -166,7 +166,7 @@ final class ScriptedPosts: PostService {
         scheduling.cancel()
         await scheduling.value
         await scheduler.stop()
-        await sink.finish()
+        await archiving.stop()
         try await running.stop()
     }
 

@@ -35,7 +35,7 @@ import HeraldTesting
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("herald-promtool-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
         let sink = FileSink(name: "archive", path: directory.appendingPathComponent("events.jsonl").path, durability: .none)
-        try sink.start(on: bus)
+        let archiving = await RunningGroup("archive", sink.service(on: bus))
         sources.add(archive: sink)
         let running = try await RunningEndpoint.start(sources)
         await clock.waitForSleepers(1)  // the load is recorded
@@ -60,7 +60,7 @@ import HeraldTesting
 
         scheduling.cancel()
         await scheduling.value
-        await sink.finish()
+        await archiving.stop()
         try await running.stop()
     }
 }

@@ -15,7 +15,9 @@ import Darwin
 /// including a publisher's synchronous `post`; ``run(_:)`` suspends the calling task (cheaply)
 /// until the job has run on the thread. Jobs run strictly first in, first out: a job submitted
 /// after another starts after that one has finished, which is what lets two writers sharing a
-/// thread order their writes (see ``durableState``).
+/// thread order their writes: the daemon makes one such thread for its durable state and hands
+/// it to both the post scheduler's outbox and the loaders' state store, so a loader's state is
+/// never on the disk before the post intents its announcement queued.
 ///
 /// The thread starts with the first job and ends when this object is released, after the jobs
 /// already queued. `Sendable`: its state is behind a lock.
@@ -24,12 +26,6 @@ public final class BlockingIOThread: Sendable {
     public let name: String
     private let queue: JobQueue
     private let heldCount = SyncLock(0)
-
-    /// The thread the post scheduler's outbox and the loaders' state files share. Being one
-    /// first-in-first-out thread is what keeps posting exactly-once: an intent queued inside the
-    /// loader's publish is on the disk before the loader's state, queued after the publish
-    /// returns, is renamed into place.
-    public static let durableState = BlockingIOThread(name: "herald.state-io")
 
     /// A thread for blocking work; it is started by the first job.
     public init(name: String) {

@@ -1,5 +1,7 @@
 import Foundation
 import Herald
+import HeraldIO
+import HeraldLifecycle
 import HeraldSandbox
 import HeraldSubscribers
 
@@ -48,26 +50,36 @@ extension ArchiveReplay {
 
     private func post(_ envelopes: [Envelope<any Event>], subscriber: String, posting: PostingSettings, daemon: HeraldDaemon,
                       sandbox: Sandbox?) async throws(DaemonError) -> Posted {
-        let scheduler = try daemon.makePostScheduler(subscriber, posting, sandbox: sandbox)
+        // No loader runs here: the outbox has a thread of its own.
+        let scheduler = try daemon.makePostScheduler(subscriber, posting, sandbox: sandbox, io: BlockingIOThread(name: "herald.outbox-io"))
         let bus = EventBus()
-        // Outcomes, and a tick now and then (nil): the scheduler may publish a post's last outcome
-        // before its snapshot says nothing waits, so the wait below looks at the snapshot again
-        // on each tick rather than only on an event that may never come.
-        let (outcomes, continuation) = AsyncStream.makeStream(of: (any Event)?.self)
-        let ticker = Task {
-            while !Task.isCancelled {
-                try? await Task.sleep(for: .milliseconds(100))
-                continuation.yield(nil)
-            }
-        }
-        defer { ticker.cancel() }
+        // The outcomes, counted once the posts are done.
+        let (outcomes, continuation) = AsyncStream.makeStream(of: (any Event).self)
         let watch: Subscription
         do {
             watch = try bus.subscribe(matching: "post.>", name: "replay") { envelope in continuation.yield(envelope.event) }
-            try await scheduler.prepare()
-            try scheduler.start(on: bus)
         } catch {
             throw DaemonError("subscribers.\(subscriber): cannot start: \(error)")
+        }
+        // The scheduler runs as a service of a group of its own, until the posts are done.
+        let (events, reporter) = AsyncStream.makeStream(of: ServiceGroup.Event.self)
+        let group = ServiceGroup([.init("subscribers.\(subscriber)", scheduler.service(on: bus))], onEvent: { reporter.yield($0) })
+        let running = Task { () -> ServiceGroupError? in
+            do throws(ServiceGroupError) {
+                try await group.run()
+                return nil
+            } catch {
+                return error
+            }
+        }
+        var started = false
+        for await event in events {
+            started = event == .started
+            break
+        }
+        guard started else {
+            let failure = await running.value
+            throw DaemonError("subscribers.\(subscriber): cannot start: \(failure?.underlying.map { "\($0)" } ?? failure?.description ?? "stopped")")
         }
         var result = Posted(subscriber: subscriber, sent: 0, failures: [])
         do {
@@ -75,20 +87,26 @@ extension ArchiveReplay {
         } catch {
             result.failures.append("cannot submit an event: \(error)")
         }
-        // Until every intent is sent or given up (each end is published on the bus).
-        var iterator = outcomes.makeAsyncIterator()
-        while !(scheduler.snapshot.waiting.isEmpty && scheduler.snapshot.held == 0) {
-            guard let next = await iterator.next() else { break }
-            if let event = next { Self.count(event, into: &result) }
+        // Until every intent is sent or given up (the scheduler says when nothing waits), or the
+        // group stops (the scheduler failed).
+        await withTaskGroup(of: Void.self) { wait in
+            wait.addTask { await scheduler.waitUntilIdle() }
+            wait.addTask {
+                for await event in events {
+                    if case .stopping = event { return }
+                }
+            }
+            await wait.next()
+            wait.cancelAll()
         }
-        // What the bus already routed to the watch is still counted.
+        // Each outcome was published before its post stopped waiting: the bus has routed every
+        // one to the watch, which counts them all once drained.
         await watch.drain()
-        ticker.cancel()
         continuation.finish()
-        while let next = await iterator.next() {
-            if let event = next { Self.count(event, into: &result) }
-        }
-        await scheduler.stop()
+        for await event in outcomes { Self.count(event, into: &result) }
+        // Cancelling the group's task asks it to stop gracefully.
+        running.cancel()
+        if let failure = await running.value { result.failures.append("\(failure)") }
         _ = await bus.shutdown(timeout: .seconds(1))
         return result
     }

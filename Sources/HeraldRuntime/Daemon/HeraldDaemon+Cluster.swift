@@ -10,10 +10,9 @@ extension HeraldDaemon {
     /// The members after the log and archive subscribers for a node of a cluster: the
     /// connection, the exporter (stopped after the drain, so it publishes what the drain
     /// delivers), the drain, the importer, the post intakes and the one post worker, and the
-    /// leased loaders.
-    func clusterMembers(_ cluster: ClusterSettings, bus: EventBus, drain: BusDrainService, sandbox: SandboxService?,
-                        sources: StatusSources) -> [ServiceGroup.Member] {
-        let clock = ContinuousClock()
+    /// leased loaders. Every one of them waits on `clock`, the daemon's injected clock.
+    func clusterMembers<C: Clock>(_ cluster: ClusterSettings, bus: EventBus, drain: BusDrainService, sandbox: SandboxService?,
+                                  sources: StatusSources, clock: C) -> [ServiceGroup.Member] where C.Duration == Duration {
         let connection = ClusterConnectionService(settings: cluster, connector: clusterConnector, bus: bus, clock: clock)
         let ledger = IntentLedger()
         let backend: @Sendable () throws(DaemonError) -> any ClusterBackend = { () throws(DaemonError) -> any ClusterBackend in

@@ -33,10 +33,16 @@ public struct HeraldDaemon: Sendable {
     private let drainTimeout: Duration
     let makeSchedule: @Sendable (SchedulePolicy, UInt64, ScheduleMonitor, @escaping @Sendable () async -> LoadOutcome) -> any Service
     private let makeGroup: @Sendable ([ServiceGroup.Member], [UnixSignal], Duration?, @escaping @Sendable (ServiceGroup.Event) -> Void) -> ServiceGroup
-    let postClock: any Clock<Duration>
+    /// The daemon's injected clock: the post schedulers, the watchdog and every cluster member
+    /// wait on it (a manual one in tests).
+    let clock: any Clock<Duration>
     let now: @Sendable () -> Date
     private let postFaultHook: (@Sendable (PostScheduler.FaultPoint) -> Void)?
     let clusterConnector: ClusterConnector
+    /// Makes a cluster node's members on the daemon's clock (kept as its own type, which the
+    /// cluster's services are generic over).
+    private let makeClusterMembers: @Sendable (HeraldDaemon, ClusterSettings, EventBus, BusDrainService, SandboxService?, StatusSources)
+        -> [ServiceGroup.Member]
 
     /// Creates a daemon.
     ///
@@ -44,7 +50,8 @@ public struct HeraldDaemon: Sendable {
     ///   - makeWriter: where log lines go (by default standard error, standard output or an
     ///     appended file, as configured).
     ///   - drainTimeout: how long the bus may take to deliver what is queued at shutdown.
-    ///   - clock: the clock schedules and `run(for:)` are measured on (a manual one in tests).
+    ///   - clock: the clock schedules and `run(for:)` are measured on, and the post schedulers,
+    ///     the watchdog and every cluster member wait on (a manual one in tests).
     ///   - now: the wall-clock time, to turn rate-limit reset dates into pauses; the embedded
     ///     sandbox's timeline and todos grow on it too (a fixed date in tests).
     ///   - clusterConnector: connects a daemon with a `cluster` section (tests may give one of
@@ -67,7 +74,10 @@ public struct HeraldDaemon: Sendable {
         self.makeGroup = { members, signals, duration, onEvent in
             ServiceGroup(members, signals: signals, stopAfter: duration, clock: clock, onEvent: onEvent)
         }
-        self.postClock = clock
+        self.clock = clock
+        self.makeClusterMembers = { daemon, cluster, bus, drain, sandbox, sources in
+            daemon.clusterMembers(cluster, bus: bus, drain: drain, sandbox: sandbox, sources: sources, clock: clock)
+        }
         self.now = now
         self.postFaultHook = postFaultHook
         self.configuration = configuration
@@ -132,7 +142,10 @@ public struct HeraldDaemon: Sendable {
         // A cluster node's last events go to JetStream while the bus drains; across a server's
         // failover their acks can take longer than a lone daemon's few seconds of delivery.
         let drain = BusDrainService(bus: bus, timeout: configuration.cluster == nil ? drainTimeout : max(drainTimeout, Self.clusterDrainTimeout))
-        let store = LoaderStateStore(directory: configuration.stateDirectory)
+        // One first-in-first-out thread for the loaders' state files and the post outboxes:
+        // a loader's state is written after the intents its announcement queued, and refused
+        // while an outbox holds one it could not write (exactly-once posting rests on it).
+        let store = LoaderStateStore(directory: configuration.stateDirectory, io: BlockingIOThread(name: "herald.state-io"))
         var members: [ServiceGroup.Member] = []
         if let sandbox { members.append(.init("sandbox", sandbox)) }
         // The status endpoint next: it serves (and /readyz says "not ready") while the rest starts.
@@ -152,7 +165,7 @@ public struct HeraldDaemon: Sendable {
         }
         members.append(.init("subscribers", runtime.subscribers))
         if let cluster = configuration.cluster {
-            members += clusterMembers(cluster, bus: bus, drain: drain, sandbox: sandbox, sources: sources)
+            members += makeClusterMembers(self, cluster, bus, drain, sandbox, sources)
         } else {
             members += aloneMembers(runtime, drain: drain)
         }
@@ -167,7 +180,7 @@ public struct HeraldDaemon: Sendable {
                 loadersAlive: { [runtime] in
                     !alone || runtime.configuration.loaders.keys.allSatisfy { runtime.loaders.contains("loaders.\($0)") }
                 },
-                sleep: { [postClock] in try await postClock.sleep(for: $0) })))
+                sleep: { [clock] in try await clock.sleep(for: $0) })))
         }
         let announcement = announcement
         let group = makeGroup(members, stopOnSignals ? [.sigint, .sigterm] : [], duration) { event in
@@ -285,7 +298,7 @@ public struct HeraldDaemon: Sendable {
             case .x?: services[service] = XPostService(client: try directory.x(service), baseDirectory: configuration.directory,
                                                         mediaAccess: media)
             case .baas?: services[service] = BaaSPostService(client: try directory.baas(service))
-            case .mastodon?: services[service] = MastodonPostService(client: try directory.mastodon(service, clock: postClock, now: now),
+            case .mastodon?: services[service] = MastodonPostService(client: try directory.mastodon(service, clock: clock, now: now),
                                                                       baseDirectory: configuration.directory, mediaAccess: media)
             case .webhook?: services[service] = WebhookPostService(client: try directory.webhook(service, now: now))
             default: throw DaemonError("subscribers.\(name): service \(service) cannot post")
@@ -294,12 +307,15 @@ public struct HeraldDaemon: Sendable {
         return services
     }
 
-    func makePostScheduler(_ name: String, _ posting: PostingSettings, sandbox: Sandbox?) throws(DaemonError) -> PostScheduler {
+    /// The post scheduler of post subscriber `name`, whose outbox is read and written on `io`:
+    /// the daemon gives it its loaders' state-store thread (``LoaderStateStore/io``), so that a
+    /// loader's state never reaches the disk before the intents its announcement queued.
+    func makePostScheduler(_ name: String, _ posting: PostingSettings, sandbox: Sandbox?, io: BlockingIOThread) throws(DaemonError) -> PostScheduler {
         let services = try postServices(name, posting.rules, sandbox: sandbox)
         let outbox = posting.outbox.map { ConfigLoader.resolve($0, against: configuration.directory) }
             ?? configuration.stateDirectory.appendingPathComponent("outbox").appendingPathComponent("\(name).jsonl")
-        return PostScheduler(name: name, rules: posting.rules, services: services, outboxPath: outbox.path, retry: posting.retry,
-                             clock: postClock, now: now, faultHook: postFaultHook)
+        return PostScheduler(name: name, rules: posting.rules, services: services, outboxPath: outbox.path, io: io, retry: posting.retry,
+                             clock: clock, now: now, faultHook: postFaultHook)
     }
 
     func makeLoader(_ id: String, _ settings: LoaderConfiguration, bus: EventBus, store: any LoaderStateStorage,
@@ -327,7 +343,7 @@ public struct HeraldDaemon: Sendable {
                 try TodoLoader(id: id, client: client, bucket: bucket, bus: bus, stateStore: store)
             }
         case .mastodon(let request):
-            let client = try services.mastodon(settings.service, clock: postClock, now: now)
+            let client = try services.mastodon(settings.service, clock: clock, now: now)
             return try Self.setUp(id) { () throws(LoaderSetupError) in
                 try MastodonLoader(id: id, client: client, request: request, bus: bus, stateStore: store)
             }

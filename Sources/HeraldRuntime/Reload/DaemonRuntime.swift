@@ -29,6 +29,8 @@ final class DaemonRuntime: Sendable {
     }
 
     let bus: EventBus
+    /// The loaders' state files; its I/O thread is also the post schedulers' (see
+    /// ``HeraldDaemon/makePostScheduler(_:_:sandbox:io:)``).
     let store: LoaderStateStore
     let sandbox: SandboxService?
     let sources: StatusSources
@@ -69,14 +71,14 @@ final class DaemonRuntime: Sendable {
             return .init("subscribers.\(name)", DeferredService { [self] in
                 let subscriber = try daemon.makeLogSubscriber(log)
                 state.withLock { $0.logs[name] = subscriber }
-                return StartStopService(start: { [bus] in try subscriber.start(on: bus) }, stop: { await subscriber.drain() })
+                return subscriber.service(on: bus)
             })
         case .file(let archive):
             return .init("subscribers.\(name)", DeferredService { [self] in
                 let sink = daemon.makeFileSink(archive)
                 state.withLock { $0.sinks[name] = sink }
                 sources.add(archive: sink)
-                return StartStopService(start: { [bus] in try sink.start(on: bus) }, stop: { await sink.drainAndFinish() })
+                return sink.service(on: bus)
             })
         case .post:
             return nil
@@ -87,7 +89,7 @@ final class DaemonRuntime: Sendable {
     func posterMember(_ name: String, _ posting: PostingSettings) -> ServiceGroup.Member {
         let daemon = daemon
         return .init("subscribers.\(name)", DeferredService { [self] in
-            let scheduler = try daemon.makePostScheduler(name, posting, sandbox: sandbox?.sandbox)
+            let scheduler = try daemon.makePostScheduler(name, posting, sandbox: sandbox?.sandbox, io: store.io)
             state.withLock { $0.posters[name] = scheduler }
             sources.add(poster: scheduler)
             return scheduler.service(on: bus)
@@ -138,7 +140,7 @@ final class DaemonRuntime: Sendable {
             // kept beside, as `<id>.json.replaced`, not deleted.
             // On the thread the state files are written on, after any write queued there.
             let urls = difference.loadersWithNewIdentity.compactMap { store.fileURL(for: $0) }
-            await BlockingIOThread.durableState.run {
+            await store.io.run {
                 for url in urls where FileManager.default.fileExists(atPath: url.path) {
                     let aside = url.appendingPathExtension("replaced")
                     try? FileManager.default.removeItem(at: aside)

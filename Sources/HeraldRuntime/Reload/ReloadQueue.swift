@@ -19,13 +19,13 @@ final class ReloadQueue: Sendable {
     /// Asks for a reload and returns its result.
     func request() async -> StatusReloadResult {
         await withCheckedContinuation { (waiter: Waiter) in
-            act(machine.withLock { $0.request(waiter) }, waiter: waiter)
+            submit(waiter)
         }
     }
 
     /// Asks for a reload without waiting for it (a signal).
     func trigger() {
-        act(machine.withLock { $0.request(nil) }, waiter: nil)
+        submit(nil)
     }
 
     /// Starts no more reloads; returns once the one running (if any) has ended.
@@ -38,22 +38,33 @@ final class ReloadQueue: Sendable {
 
     private static let stopping = StatusReloadResult(ok: false, applied: false, errors: ["the daemon is stopping"])
 
-    private func act(_ action: ReloadMachine<Waiter>.Action, waiter: Waiter?) {
-        switch action {
-        case .start(let waiters):
-            let task = Task { [self] in
-                var serving: [Waiter]? = waiters
-                while let current = serving {
-                    let result = await perform()
-                    current.forEach { $0.resume(returning: result) }
-                    serving = machine.withLock { $0.finished() }
+    /// Hands `waiter` to the machine; starts the reloads when it says so.
+    ///
+    /// The reloads run in an unstructured task: a request comes from a signal or an HTTP
+    /// connection's thread, not from a task that could hold a child. It does not outlive the
+    /// ``ReloadService``'s run, whose ``close()`` awaits it, and nothing it does can vanish:
+    /// `perform` does not throw, and its result goes to every waiter. The task is made and kept
+    /// under the machine's lock, so a ``close()`` that finds a reload running finds its task.
+    private func submit(_ waiter: Waiter?) {
+        let refused = machine.withLock { state -> Bool in
+            switch state.request(waiter) {
+            case .start(let waiters):
+                let task = Task { [self] in
+                    var serving: [Waiter]? = waiters
+                    while let current = serving {
+                        let result = await perform()
+                        current.forEach { $0.resume(returning: result) }
+                        serving = machine.withLock { $0.finished() }
+                    }
                 }
+                runningTask.withLock { $0 = task }
+                return false
+            case .wait:
+                return false
+            case .refuse:
+                return true
             }
-            runningTask.withLock { $0 = task }
-        case .wait:
-            break
-        case .refuse:
-            waiter?.resume(returning: Self.stopping)
         }
+        if refused { waiter?.resume(returning: Self.stopping) }
     }
 }

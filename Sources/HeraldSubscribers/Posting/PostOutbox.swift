@@ -94,14 +94,14 @@ final class PostOutbox: Sendable {
     private let journal = SyncLock<JSONLinesFile?>(nil)
     private let write: Write
     /// Where the scheduler runs the journal's appends, off the publisher and off the pool; the
-    /// loaders' state files are written on the same thread (``BlockingIOThread/durableState``),
+    /// daemon gives its loaders' state store the same thread, so their state files are written
     /// after the intents queued before them.
     let io: BlockingIOThread
 
     /// - Parameters:
     ///   - write: what writes the journal's bytes; tests make it refuse (a full disk) or park.
-    ///   - io: the thread the scheduler appends on.
-    init(path: String, write: @escaping Write = systemWrite, io: BlockingIOThread = .durableState) {
+    ///   - io: the thread the scheduler appends on (the one the loaders' state store writes on).
+    init(path: String, write: @escaping Write = systemWrite, io: BlockingIOThread) {
         self.path = path
         self.write = write
         self.io = io

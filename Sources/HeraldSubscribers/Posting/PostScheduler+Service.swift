@@ -2,14 +2,16 @@ import Herald
 import HeraldLifecycle
 
 extension PostScheduler {
-    /// This scheduler as a service of a `ServiceGroup`: started on `bus` when the group starts it
-    /// (resuming its outbox; failing with what ``start(on:)`` throws), stopped when the group
-    /// stops it (what it has not sent stays in its outbox).
-    public func service(on bus: EventBus) -> StartStopService {
-        StartStopService(start: {
-            // The outbox is read and compacted on its I/O thread, not on the group's task.
-            try await self.prepare()
-            try self.start(on: bus)
-        }, stop: { await self.stop() })
+    /// This scheduler as a member of a `ServiceGroup`: its ``run(on:)`` on `bus` (what it has not
+    /// sent when the group stops it stays in its outbox).
+    public func service(on bus: EventBus) -> some Service {
+        OnBus(scheduler: self, bus: bus)
+    }
+
+    private struct OnBus: Service {
+        let scheduler: PostScheduler
+        let bus: EventBus
+
+        func run() async throws { try await scheduler.run(on: bus) }
     }
 }

@@ -3,6 +3,7 @@ import Herald
 import HeraldServices
 import Synchronization
 import HeraldIO
+import HeraldLifecycle
 import HeraldSync
 
 /// Turns events into posts, each exactly once, across crashes.
@@ -10,11 +11,11 @@ import HeraldSync
 /// For every event matching a rule (and its conditions) the scheduler renders the post, gives
 /// it an idempotency key (the rule and the new item's id, or the rule and the event's id) and,
 /// before the event's publish returns, queues the intent's append (fsync'd) to the outbox
-/// journal on ``BlockingIOThread/durableState``: the publisher never waits for the disk. The
-/// rules subscribe inline, and a loader saves its state on that same first-in-first-out thread
-/// after publishing, so its state is never on the disk before the intents of its items (see
-/// Documentation/Daemon.md, "Posting"). Then one worker per rule, once each intent is in the
-/// journal, sends the intents in order:
+/// journal on the `io` thread it is given: the publisher never waits for the disk. The rules
+/// subscribe inline, and the daemon gives its loaders' `LoaderStateStore` the same
+/// first-in-first-out thread, where a loader saves its state after publishing, so its state is
+/// never on the disk before the intents of its items (see Documentation/Daemon.md, "Posting").
+/// Then one worker per rule, once each intent is in the journal, sends the intents in order:
 ///
 /// - quiet hours and the rule's rate make a post wait, never drop;
 /// - a rate-limit answer waits for the service's reset time;
@@ -25,10 +26,14 @@ import HeraldSync
 ///   give up at once;
 ///
 /// and the outcome is written to the journal and published as `post.<rule>.sent` or
-/// `post.<rule>.failed`; media uploads publish `upload.<rule>.progress`. At ``start(on:)``
-/// intents left unfinished by a previous run are sent again (the service's duplicate
+/// `post.<rule>.failed`; media uploads publish `upload.<rule>.progress`. When ``run(on:)``
+/// starts, intents left unfinished by a previous run are sent again (the service's duplicate
 /// detection, or the BaaS key lookup, keeps that from posting twice), and keys already done are
 /// never posted again.
+///
+/// Its lifecycle is one ``run(on:)`` (a service of a `ServiceGroup` through
+/// ``service(on:)``), decided by a state machine: a scheduler runs once, and a second run is
+/// refused with ``PostSchedulerError``.
 ///
 /// Library code: it never prints. A post is never sent before its intent is in the journal: an
 /// intent the journal refuses (a full disk) is published as `post.<rule>.held` and kept in
@@ -74,11 +79,11 @@ public final class PostScheduler: Sendable {
     private let faultHook: (@Sendable (FaultPoint) -> Void)?
     let state = SyncLock(State())
 
+    typealias Machine = PostSchedulerMachine<EventBus, AsyncStream<Queued>.Continuation, Subscription>
+
     struct State {
-        var bus: EventBus?
-        var subscriptions: [Subscription] = []
-        var queues: [String: AsyncStream<Queued>.Continuation] = [:]
-        var workers: [Task<Void, Never>] = []
+        /// The lifecycle: which bus, queues and subscriptions exist, and whether it may run.
+        var machine = Machine()
         var known: Set<String> = []
         var sends: [String: [Date]] = [:]
         var pending = 0
@@ -89,8 +94,9 @@ public final class PostScheduler: Sendable {
         var failed: [String: Int] = [:]
         /// Intents the outbox refused, held on ``PostOutbox/io`` until written.
         var held = 0
-        /// What ``prepare()`` read, for the next ``start(on:)``.
-        var prepared: PostOutbox.Recovery?
+        /// Who waits for nothing to wait (``waitUntilIdle()``), by id.
+        var idleWaiters: [UInt64: CheckedContinuation<Void, Never>] = [:]
+        var nextIdleWaiter: UInt64 = 0
     }
 
     struct Queued: Sendable {
@@ -102,18 +108,23 @@ public final class PostScheduler: Sendable {
         var journal: BlockingIOThread.Pending<Bool>? = nil
     }
 
-    /// Creates a scheduler; nothing is read or sent until ``start(on:)``.
+    /// Creates a scheduler; nothing is read or sent until ``run(on:)``.
     ///
     /// - Parameters:
     ///   - services: the services the rules name, by name.
     ///   - outboxPath: the journal (in the state directory).
+    ///   - io: the thread the journal is read and appended on. Give it the thread the loaders'
+    ///     `LoaderStateStore` writes on (the daemon makes one, `herald.state-io`, for both):
+    ///     exactly-once posting rests on that sharing, since a loader's state queued after an
+    ///     announcement is then written after the intents it queued, and is refused while the
+    ///     journal holds one it could not write (``BlockingIOThread/holds``).
     ///   - clock: what waits (backoff, rate, quiet hours, rate-limit resets) sleep on.
     ///   - now: the wall-clock time, for quiet hours, rates and rate-limit reset dates.
     ///   - faultHook: called at each ``FaultPoint`` (tests stop the process there).
     public convenience init(name: String, rules: [PostRule], services: [String: any PostService], outboxPath: String,
-                retry: RetryPolicy = RetryPolicy(), clock: any Clock<Duration> = ContinuousClock(),
-                now: @escaping @Sendable () -> Date = { Date() }, faultHook: (@Sendable (FaultPoint) -> Void)? = nil) {
-        self.init(name: name, rules: rules, services: services, outbox: PostOutbox(path: outboxPath), retry: retry, clock: clock,
+                            io: BlockingIOThread, retry: RetryPolicy = RetryPolicy(), clock: any Clock<Duration> = ContinuousClock(),
+                            now: @escaping @Sendable () -> Date = { Date() }, faultHook: (@Sendable (FaultPoint) -> Void)? = nil) {
+        self.init(name: name, rules: rules, services: services, outbox: PostOutbox(path: outboxPath, io: io), retry: retry, clock: clock,
                   now: now, faultHook: faultHook)
     }
 
@@ -133,43 +144,44 @@ public final class PostScheduler: Sendable {
     /// Posts waiting to be sent or being sent.
     public var pendingCount: Int { state.withLock { $0.pending } }
 
-    /// Reads, compacts and reopens the outbox on its I/O thread, while the caller is suspended;
-    /// the next ``start(on:)`` then uses what was read instead of reading the journal on its
-    /// caller's thread. Optional: async callers use it to keep that I/O off the cooperative pool.
-    ///
-    /// - Throws: ``PostOutboxError`` when the journal cannot be read or written.
-    public func prepare() async throws(PostOutboxError) {
-        let recovery = try await outbox.io.run { [outbox] () throws(PostOutboxError) in try outbox.recover() }
-        state.withLock { $0.prepared = recovery }
-    }
+    /// The thread its journal is read and written on (shared with the loaders' state store).
+    public var io: BlockingIOThread { outbox.io }
 
-    /// Reads the outbox (queueing what a previous run left unfinished), subscribes every rule and
-    /// starts the workers. Unless ``prepare()`` read it already, the journal is read and compacted
-    /// on the caller's thread.
+    /// Runs the scheduler on `bus` until it is asked to stop: reads and compacts the outbox on
+    /// its I/O thread (queueing what a previous run left unfinished), starts one worker per
+    /// rule, subscribes every rule, announces that it started, then waits for a graceful
+    /// shutdown or cancellation. Stopping ends the subscriptions and the workers (a post in
+    /// flight is cancelled and stays in the journal, to be sent at the next start) and closes the
+    /// journal after the appends queued before it.
     ///
-    /// - Throws: ``PostOutboxError`` when the journal cannot be read or written, ``EventBusError``
-    ///   when the bus refuses a subscription.
-    public func start(on bus: EventBus) throws {
-        let prepared = state.withLock { state in
-            defer { state.prepared = nil }
-            return state.prepared
+    /// The workers are child tasks of this call: nothing of the scheduler outlives it.
+    ///
+    /// - Throws: ``PostSchedulerError`` when the scheduler runs or ran already, ``PostOutboxError``
+    ///   when the journal cannot be read or written, ``EventBusError`` when the bus refuses a
+    ///   subscription.
+    public func run(on bus: EventBus) async throws {
+        switch state.withLock({ $0.machine.run() }) {
+        case .start: break
+        case .refuse(let reason): throw PostSchedulerError(scheduler: name, reason: reason)
         }
-        let recovery = try prepared ?? outbox.recover()
+        let recovery: PostOutbox.Recovery
+        do {
+            recovery = try await outbox.io.run { [outbox] () throws(PostOutboxError) in try outbox.recover() }
+        } catch {
+            state.withLock { $0.machine.finished() }
+            throw error
+        }
+        var streams: [(rule: PostRule, stream: AsyncStream<Queued>)] = []
         var queues: [String: AsyncStream<Queued>.Continuation] = [:]
-        var workers: [Task<Void, Never>] = []
         for rule in rules {
             let (stream, continuation) = AsyncStream.makeStream(of: Queued.self)
+            streams.append((rule, stream))
             queues[rule.name] = continuation
-            workers.append(Task { [self] in
-                for await queued in stream { await deliver(queued, rule: rule) }
-            })
         }
         state.withLock { state in
-            state.bus = bus
             state.known = recovery.known
             state.sends = recovery.sends
-            state.queues = queues
-            state.workers = workers
+            state.machine.started(bus: bus, queues: queues)
         }
         if recovery.setAside > 0 {
             _ = try? bus.post(FileSinkTornLine(sink: "\(name).outbox", path: outbox.path, byteCount: recovery.setAsideBytes,
@@ -178,47 +190,53 @@ public final class PostScheduler: Sendable {
         for intent in recovery.pending {
             enqueue(Queued(intent: intent, mayExist: true), rule: intent.rule, bus: bus)
         }
-        do {
+        let failure: (any Error)? = await withTaskGroup(of: Void.self) { workers in
+            for (rule, stream) in streams {
+                workers.addTask { [self] in
+                    for await queued in stream { await deliver(queued, rule: rule) }
+                }
+            }
+            var failure: (any Error)?
             var subscriptions: [Subscription] = []
-            for rule in rules {
-                subscriptions.append(try bus.subscribe(matching: rule.pattern, name: "\(name).\(rule.name)", delivery: .inline) {
-                    [self, weak bus] envelope in
-                    guard let bus else { return }
-                    try accept(envelope, rule: rule, bus: bus)
-                })
+            do {
+                for rule in rules {
+                    subscriptions.append(try bus.subscribe(matching: rule.pattern, name: "\(name).\(rule.name)", delivery: .inline) {
+                        [self, weak bus] envelope in
+                        guard let bus else { return }
+                        try accept(envelope, rule: rule, bus: bus)
+                    })
+                }
+                if case .cancel(let late) = state.withLock({ $0.machine.subscribed(subscriptions) }) { late.forEach { $0.cancel() } }
+                announceStarted()
+                // A graceful shutdown and a cancellation both end the wait; either way it stops.
+                try? await gracefulShutdown()
+            } catch {
+                // The rules subscribed before the one the bus refused.
+                subscriptions.forEach { $0.cancel() }
+                failure = error
             }
-            state.withLock { $0.subscriptions = subscriptions }
-        } catch {
-            Task { await stop() }
-            throw error
-        }
-    }
-
-    /// Ends the subscriptions and the workers (a post in flight is cancelled and stays in the
-    /// journal, to be sent at the next start) and closes the journal.
-    public func stop() async {
-        let (subscriptions, queues, workers) = state.withLock { state in
-            defer {
-                state.subscriptions = []
-                state.queues = [:]
-                state.workers = []
-                state.bus = nil
+            if case .end(let subscriptions, let queues) = state.withLock({ $0.machine.stop() }) {
+                subscriptions.forEach { $0.cancel() }
+                queues.forEach { $0.finish() }
             }
-            return (state.subscriptions, state.queues, state.workers)
+            // A post in flight is cancelled: its intent stays in the journal.
+            workers.cancelAll()
+            return failure
         }
-        subscriptions.forEach { $0.cancel() }
-        queues.values.forEach { $0.finish() }
-        workers.forEach { $0.cancel() }
-        for worker in workers { await worker.value }
         // After the appends queued before it.
         await outbox.io.run { [outbox] in outbox.closeJournal() }
         // Held intents are lost with this process, and the loaders, stopped before the
         // schedulers, saved no state past them: the items come again after a restart.
         let held = state.withLock { state in
-            defer { state.held = 0 }
+            defer {
+                state.held = 0
+                state.machine.finished()
+            }
             return state.held
         }
         if held > 0 { outbox.io.release(held) }
+        resumeIdleWaiters()
+        if let failure { throw failure }
     }
 
     // MARK: Intake (on the publisher's task)
@@ -264,16 +282,17 @@ public final class PostScheduler: Sendable {
     }
 
     private func enqueue(_ queued: Queued, rule: String, bus: EventBus) {
-        let accepted = state.withLock { state -> Bool in
-            guard let queue = state.queues[rule] else { return false }
+        let action = state.withLock { state -> Machine.EnqueueAction in
+            let action = state.machine.enqueue(rule: rule)
+            guard case .enqueue(let queue) = action else { return action }
             state.known.insert(queued.intent.key)
             state.pending += 1
             let intent = queued.intent
             state.waiting[intent.key] = Snapshot.Waiting(key: intent.key, rule: intent.rule, service: intent.service, created: intent.created)
             queue.yield(queued)
-            return true
+            return action
         }
-        if !accepted {
+        if case .unknownRule = action {
             // An intent of a rule no longer configured: it stays in the journal, reported.
             _ = try? bus.post(PostFailed(rule: rule, key: queued.intent.key, service: queued.intent.service,
                                          reason: "no rule named \(rule) is configured; the intent stays in the outbox",
@@ -350,6 +369,7 @@ public final class PostScheduler: Sendable {
                 state.pending -= 1
                 state.waiting[intent.key] = nil
             }
+            resumeIdleWaiters()
         }
         if let journal = queued.journal, !(await journal.value) {
             guard await record(intent) else { return }
@@ -388,8 +408,9 @@ public final class PostScheduler: Sendable {
             faultHook?(.afterIntentRecorded)
             let bus = state.withLock { state in
                 state.held = max(0, state.held - 1)
-                return state.bus
+                return state.machine.bus
             }
+            resumeIdleWaiters()
             outbox.io.release()
             _ = try? bus?.post(PostRecorded(rule: intent.rule, key: intent.key, path: outbox.path, refusals: refusals,
                                             correlation: intent.correlation),
@@ -411,7 +432,7 @@ public final class PostScheduler: Sendable {
     }
 
     private func progressReporter(_ intent: PostIntent) -> @Sendable (UploadProgress) -> Void {
-        let bus = state.withLock { $0.bus }
+        let bus = state.withLock { $0.machine.bus }
         let correlation = intent.correlation.flatMap(EventID.init)
         let sender = Sender(name)
         return { [weak bus] progress in
@@ -434,7 +455,7 @@ public final class PostScheduler: Sendable {
                 state.sends[rule.name, default: []].removeAll { date.timeIntervalSince($0) >= window }
                 state.sends[rule.name, default: []].append(date)
             }
-            return state.bus
+            return state.machine.bus
         }
         _ = try? bus?.post(PostSent(rule: intent.rule, key: intent.key, service: intent.service, id: sentID, duplicate: duplicate,
                                     correlation: intent.correlation, attempts: requests),
@@ -446,7 +467,7 @@ public final class PostScheduler: Sendable {
         await outbox.io.run { [outbox] in _ = try? outbox.markDone(intent.key, rule: intent.rule, result: "failed", at: date) }
         let bus = state.withLock { state in
             state.failed[intent.rule, default: 0] += 1
-            return state.bus
+            return state.machine.bus
         }
         _ = try? bus?.post(PostFailed(rule: intent.rule, key: intent.key, service: intent.service, reason: failure, status: status,
                                       correlation: intent.correlation, attempts: requests),
