@@ -79,7 +79,7 @@ final class Mailbox<Payload: Sendable>: MailboxControl, @unchecked Sendable {
 
     /// Whether the batch last handed off still waits in the slot. Under the bus lock (only the
     /// consumer's exchange can change the answer meanwhile, to false).
-    @inlinable
+    @inlinable @inline(__always)
     func handoffPending() -> Bool {
         handoff.load(ordering: .sequentiallyConsistent) != nil
     }
@@ -97,15 +97,12 @@ final class Mailbox<Payload: Sendable>: MailboxControl, @unchecked Sendable {
     /// dropped events are left to `work` too, which the caller runs after the lock (a woken task
     /// or an event's deinit may use the bus).
     @inlinable func offerHoldingLock(_ item: Item, mayExceed: Bool, deferring work: inout MailboxWork) -> OfferOutcome {
-        let action = state.withLockHeld { s -> Machine.OfferAction in
-            let action = s.offer(item, mayExceed: mayExceed, handoffPending: handoffPending)
-            if action.mayHandOff, wanted.load(ordering: .relaxed) { handOff(&s, &work) }
-            return action
+        state.withLockHeld { s in
+            let (outcome, mayHandOff) = s.offer(item, mayExceed: mayExceed, handoffPending: { self.handoffPending() },
+                                                work: &work)
+            if mayHandOff, wanted.load(ordering: .relaxed) { handOff(&s, &work) }
+            return outcome
         }
-        // Optionals, so the usual offer (nobody to wake, nothing trimmed) makes no array at all.
-        if let consumers = action.wake { work.wake(consumers) }
-        if let trimmed = action.release { work.release(trimmed) }
-        return action.outcome
     }
 
     /// Moves the waiting events into a batch the consumer takes without the lock. Under the bus
@@ -200,9 +197,11 @@ final class Mailbox<Payload: Sendable>: MailboxControl, @unchecked Sendable {
     /// an iterator that stops early leaves every other event in the mailbox.
     func next() async -> (Item, dropsToReport: Int, droppedTotal: Int)? {
         while true {
-            if let taken = state.withLock({ $0.takeOne() }) {
-                for continuation in taken.wake { continuation.resume() }
-                return (taken.item, taken.dropsToReport, taken.droppedTotal)
+            // Released after the lock (see `MailboxMachine.takeOne(spent:)`).
+            var spent = ContiguousArray<Item>()
+            if let (item, report, total, wake) = state.withLock({ $0.takeOne(spent: &spent) }) {
+                for continuation in wake { continuation.resume() }
+                return (item, report, total)
             }
             guard await waitForEvents() else { return nil }
         }
@@ -222,12 +221,12 @@ final class Mailbox<Payload: Sendable>: MailboxControl, @unchecked Sendable {
     /// empty, or closed (false, and the drain is reported done).
     @usableFromInline
     func waitForEvents() async -> Bool {
-        if case .end(let resume) = state.withLock({ $0.consumerFoundNothing(handoffPending: handoffPending) }) {
+        if case .end(let resume) = state.withLock({ $0.consumerFoundNothing(handoffPending: { self.handoffPending() }) }) {
             for continuation in resume { continuation.resume() }
             return false
         }
         await withUnsafeContinuation { (continuation: UnsafeContinuation<Void, Never>) in
-            let action = state.withLock { $0.consumerWaits(continuation, handoffPending: handoffPending) }
+            let action = state.withLock { $0.consumerWaits(continuation, handoffPending: { self.handoffPending() }) }
             if case .resume(let continuation) = action { continuation.resume() }
         }
         return true
@@ -244,11 +243,11 @@ final class Mailbox<Payload: Sendable>: MailboxControl, @unchecked Sendable {
     }
 
     @usableFromInline var snapshot: MailboxSnapshot {
-        state.withLock { $0.snapshot(handoffPending: handoffPending) }
+        state.withLock { $0.snapshot(handoffPending: { self.handoffPending() }) }
     }
 
     @usableFromInline var snapshotHoldingLock: MailboxSnapshot {
-        state.withLockHeld { $0.snapshot(handoffPending: handoffPending) }
+        state.withLockHeld { $0.snapshot(handoffPending: { self.handoffPending() }) }
     }
 
     @usableFromInline func finish() {
@@ -294,7 +293,7 @@ final class Mailbox<Payload: Sendable>: MailboxControl, @unchecked Sendable {
                     // Checked under the lock: a cancellation that ran before we registered set
                     // the flag first, so we never wait unseen.
                     return s.producerWaits(id: id, continuation, isCancelled: Task.isCancelled,
-                                           handoffPending: handoffPending)
+                                           handoffPending: { self.handoffPending() })
                 }
                 if case .resume(let continuation) = action { continuation.resume() }
             }

@@ -77,7 +77,7 @@ struct MailboxMachine<Payload: Sendable> {
     /// Every event waiting: in the buffer, and in the batch last handed off if
     /// `handoffPending()` says the consumer has not taken it (asked only when there is one; once
     /// taken, it is forgotten).
-    @inlinable
+    @inlinable @inline(__always)
     mutating func waiting(handoffPending: () -> Bool) -> Int {
         guard handedOff > 0 else { return depth }
         if handoffPending() { return depth + handedOff }
@@ -94,49 +94,32 @@ struct MailboxMachine<Payload: Sendable> {
 
     // MARK: - Publishers
 
-    /// What an offer decided.
-    @usableFromInline
-    struct OfferAction: Sendable {
-        @usableFromInline var outcome: OfferOutcome
-        /// Consumers to wake after the lock; nil (no array at all) in the usual offer.
-        @usableFromInline var wake: [Continuation]?
-        /// Events dropped from the head, to release after the lock.
-        @usableFromInline var release: ContiguousArray<Item>?
-        /// Enough events wait to hand them to a consumer that wants them (``handOff(into:)``).
-        @usableFromInline var mayHandOff: Bool
-
-        @inlinable
-        init(_ outcome: OfferOutcome, wake: [Continuation]? = nil, release: ContiguousArray<Item>? = nil,
-             mayHandOff: Bool = false) {
-            self.outcome = outcome
-            self.wake = wake
-            self.release = release
-            self.mayHandOff = mayHandOff
-        }
-    }
-
     /// Offers an event. With `.wait`, a full mailbox answers `.full` unless `mayExceed`, in which
-    /// case the event goes in beyond the capacity (a synchronous publisher cannot wait).
-    @inlinable
-    mutating func offer(_ item: Item, mayExceed: Bool, handoffPending: () -> Bool) -> OfferAction {
+    /// case the event goes in beyond the capacity (a synchronous publisher cannot wait). What is
+    /// to be done after the lock goes into `work`: the consumers to wake, the events dropped from
+    /// the head to release (both rare: the usual offer adds nothing). `mayHandOff`: enough
+    /// events wait to hand them to a consumer that wants them (``handOff(into:)``).
+    @inlinable @inline(__always)
+    mutating func offer(_ item: Item, mayExceed: Bool, handoffPending: () -> Bool, work: inout MailboxWork)
+        -> (outcome: OfferOutcome, mayHandOff: Bool)
+    {
         guard !isRefusing else {
             discarded += 1
-            return OfferAction(.closed)
+            return (.closed, false)
         }
         var outcome = OfferOutcome.accepted
-        var trimmed: ContiguousArray<Item>?
         // The buffer plus the last batch handed off is an upper bound: only when it reaches the
         // capacity is the handoff looked at.
         if depth + handedOff >= capacity, waiting(handoffPending: handoffPending) >= capacity {
             switch overflow {
             case .wait:
-                if !mayExceed { return OfferAction(.full) }
+                if !mayExceed { return (.full, false) }
             case .dropNewest:
-                return OfferAction(recordDrop(of: item.slot, accepted: false))
+                return (recordDrop(of: item.slot, accepted: false), false)
             case .dropOldest:
                 outcome = recordDrop(of: buffer[head].slot, accepted: true)
                 head += 1
-                if head >= capacity { trimmed = trimHead() }
+                if head >= capacity { work.release(trimHead()) }
             }
         }
         buffer.append(item)
@@ -144,8 +127,8 @@ struct MailboxMachine<Payload: Sendable> {
             let waiting = waiting(handoffPending: handoffPending)
             if waiting > highWaterMark { highWaterMark = waiting }
         }
-        return OfferAction(outcome, wake: consumers.isEmpty ? nil : takeConsumers(), release: trimmed,
-                           mayHandOff: depth >= Self.handoffThreshold)
+        if !consumers.isEmpty { work.wake(takeConsumers()) }
+        return (outcome, depth >= Self.handoffThreshold)
     }
 
     /// Counts a drop; returns the outcome, with a report count when no report is pending.
@@ -261,7 +244,7 @@ struct MailboxMachine<Payload: Sendable> {
 
     /// Swaps the waiting events into `batch`, an emptied buffer that becomes the next one (so it
     /// keeps its capacity); nil when none wait.
-    @usableFromInline
+    @inlinable
     mutating func takeBatch(into batch: inout ContiguousArray<Item>) -> Batch? {
         guard depth > 0 else { return nil }
         swap(&buffer, &batch)
@@ -273,32 +256,23 @@ struct MailboxMachine<Payload: Sendable> {
         return Batch(start: start, dropsToReport: report, droppedTotal: dropped, wakeProducers: hasProducers)
     }
 
-    /// One event for a stream's iterator (see ``takeOne()``).
-    @usableFromInline
-    struct TakeOne: Sendable {
-        @usableFromInline var item: Item
-        @usableFromInline var dropsToReport: Int
-        @usableFromInline var droppedTotal: Int
-        /// Publishers waiting for room, and drain waiters when this was the last event.
-        @usableFromInline var wake: [Continuation]
-        /// The spent buffer, when this was its last event: released after the lock, since it
-        /// may hold the last reference to an event.
-        @usableFromInline var spent: ContiguousArray<Item>?
-    }
-
-    /// Takes the oldest event for a stream's iterator; nil when none waits. The events handed
-    /// out stay in the buffer until it is spent.
-    @usableFromInline
-    mutating func takeOne() -> TakeOne? {
+    /// Takes the oldest event for a stream's iterator; nil when none waits. Returns it, the drops
+    /// to report with it and their running total, and whom to wake: publishers waiting for room,
+    /// and drain waiters when this was the last event. The events handed out stay in the buffer
+    /// until it is spent; the spent buffer is swapped into `spent` (empty), to be released
+    /// after the lock, since it may hold the last reference to an event.
+    ///
+    /// The tuple is unlabelled on purpose: the stream's iterator is not specialised, so it looks
+    /// up this type's metadata for every event, and labels make that lookup compare strings
+    /// (herald-bench async.publish, CPU per event).
+    @usableFromInline @inline(__always)
+    mutating func takeOne(spent: inout ContiguousArray<Item>) -> (Item, Int, Int, [Continuation])? {
         guard depth > 0 else { return nil }
         let item = buffer[head]
         head += 1
-        var spent: ContiguousArray<Item>?
         if head == buffer.count {
-            var fresh = ContiguousArray<Item>()
-            fresh.reserveCapacity(buffer.capacity)
-            swap(&fresh, &buffer)
-            spent = fresh
+            spent.reserveCapacity(buffer.capacity)
+            swap(&spent, &buffer)
             head = 0
         }
         let report = unreportedDrops
@@ -306,7 +280,7 @@ struct MailboxMachine<Payload: Sendable> {
         reportPending = false
         var wake = takeProducers()
         if isDrained { wake += takeDrainWaiters() }
-        return TakeOne(item: item, dropsToReport: report, droppedTotal: dropped, wake: wake, spent: spent)
+        return (item, report, dropped, wake)
     }
 
     /// What to do with a continuation offered to wait.
