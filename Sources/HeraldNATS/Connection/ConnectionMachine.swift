@@ -35,12 +35,15 @@ struct ConnectionMachine {
 
     /// What the machine needs of ``NATSConnectionOptions``.
     struct Policy {
-        var allowReconnect = true
+        var allowReconnect: Bool
         var maxReconnectAttempts: Int?
-        var retryOnFailedConnect = false
-        var healthyUptime: Duration = .seconds(2)
+        var retryOnFailedConnect: Bool
+        var healthyUptime: Duration
 
-        init() {}
+        /// The options' defaults.
+        init() {
+            self.init(NATSConnectionOptions(servers: []))
+        }
 
         init(_ options: NATSConnectionOptions) {
             allowReconnect = options.allowReconnect

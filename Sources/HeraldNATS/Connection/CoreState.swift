@@ -24,7 +24,7 @@ struct CoreState {
     var reportedDropThisOutage = false
     var statistics = NATSConnectionStatistics()
 
-    init(servers: [NATSServerAddress], policy: ConnectionMachine.Policy = .init()) {
+    init(servers: [NATSServerAddress], policy: ConnectionMachine.Policy) {
         self.servers = servers
         machine = ConnectionMachine(policy: policy)
     }
