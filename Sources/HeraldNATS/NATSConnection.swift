@@ -145,7 +145,7 @@ public final class NATSConnection: Sendable {
     /// the last attempt failed (`host:port: reason`), until a connection answers a PING sent
     /// after its handshake; nil while healthy. A request that timed out meanwhile can name this
     /// as its cause.
-    public var connectionProblem: String? { core.state.withLock { $0.problem } }
+    public var connectionProblem: String? { core.state.withLock { $0.machine.problem } }
 
     /// Counters: messages and bytes in and out, reconnects, drops.
     public var statistics: NATSConnectionStatistics { core.state.withLock { $0.statistics } }

@@ -2,24 +2,15 @@ import HeraldSync
 
 /// What the I/O thread does with each operation the server sent.
 extension ConnectionCore {
-    func dispatch(_ operation: NATSServerOperation, session: inout Session, pingsOutstanding: inout Int) {
+    func dispatch(_ operation: NATSServerOperation, session: inout Session, liveness: inout ConnectionMachine.Liveness) {
         switch operation {
         case .message(let message):
             deliver(message)
         case .ping:
             state.withLock { $0.outbound.append(contentsOf: NATSClientFrames.pong) }
         case .pong:
-            pingsOutstanding = 0
-            let waiter = state.withLock { state -> CoreState.PongWaiter? in
-                let waiter = state.pongWaiters.isEmpty ? nil : state.pongWaiters.removeFirst()
-                if case .health = waiter { state.problem = nil }
-                return waiter
-            }
-            switch waiter {
-            case .client(let continuation): continuation.resume()
-            case .health: session.isHealthy = true
-            case .keepAlive, nil: break
-            }
+            liveness.pong()
+            state.withLock { $0.machine.pongReceived() }?.resume()
         case .ok:
             break
         case .error(let text):

@@ -13,68 +13,46 @@ import Darwin
 extension ConnectionCore {
     /// The thread's body. Ends by calling ``finish(reason:connectError:)``.
     func runLoop() {
-        var failures = 0
-        var everConnected = false
-        var next = 0
-        var firstPassReasons: [String] = []
         while true {
             if isClosing { return finish(reason: "closed by the client") }
             // Between connections requests still time out: at the latest when an attempt ends.
             expireRoutes(at: ContinuousClock.now)
+            let (server, failures) = state.withLock { state in
+                let next = state.machine.nextAttempt(serverCount: state.servers.count)
+                return (state.servers[next.server], next.failures)
+            }
             if failures > 0, !sleepUnlessClosed(options.reconnectDelay(failures)) {
                 return finish(reason: "closed by the client")
             }
-            let server = state.withLock { state in state.servers[next % state.servers.count] }
-            next += 1
             do throws(NATSError) {
                 var session = try handshake(with: server)
-                becomeConnected(&session, server: server, first: !everConnected)
-                everConnected = true
-                let connectedAt = ContinuousClock.now
+                becomeConnected(&session, server: server)
                 let reason = serve(&session)
                 session.stream.close()
                 if isClosing { return finish(reason: "closed by the client") }
-                becomeDisconnected(from: server, session: session, reason: reason)
-                guard options.allowReconnect else { return finish(reason: "disconnected and reconnecting is off: \(reason)") }
-                // The backoff restarts only after a connection proved healthy: it answered a
-                // PING sent after the handshake and stayed up for `options.healthyUptime`. A server
-                // that takes the handshake (or answers that PING) and then closes, sends garbage
-                // or announces an oversized message counts as a failure.
-                if session.isHealthy, ContinuousClock.now - connectedAt >= options.healthyUptime {
-                    failures = 0
-                } else {
-                    failures += 1
-                    if let limit = options.maxReconnectAttempts, failures >= limit {
-                        return finish(reason: "\(failures) reconnect attempts failed; the last: \(server): \(reason)")
-                    }
+                if case .giveUp(let reason, let error) = becomeDisconnected(from: server, session: session, reason: reason) {
+                    return finish(reason: reason, connectError: error)
                 }
             } catch {
                 if isClosing { return finish(reason: "closed by the client") }
-                failures += 1
-                state.withLock { $0.problem = "\(server): \(error.message)" }
-                emit(.connectFailed(server: server.description, reason: error.message))
-                if !everConnected {
-                    firstPassReasons.append(error.message)
-                    let serverCount = state.withLock { $0.servers.count }
-                    if !options.retryOnFailedConnect, failures >= serverCount {
-                        let message = "no server accepted the connection: " + firstPassReasons.joined(separator: "; ")
-                        return finish(reason: message, connectError: .connectionFailed(message))
-                    }
-                } else if let limit = options.maxReconnectAttempts, failures >= limit {
-                    return finish(reason: "\(failures) reconnect attempts failed; the last: \(error.message)")
+                let next = state.withLock { state in
+                    state.machine.attemptFailed(server: server.description, message: error.message,
+                                                serverCount: state.servers.count)
                 }
+                emit(.connectFailed(server: server.description, reason: error.message))
+                if case .giveUp(let reason, let error) = next { return finish(reason: reason, connectError: error) }
             }
         }
     }
 
-    var isClosing: Bool { state.withLock { $0.phase == .closing || $0.phase == .closed } }
+    var isClosing: Bool { state.withLock { $0.machine.isClosing } }
 
     /// After a wake-up seen during the handshake: the next caller must poke again (a close, say),
     /// and whether the client is closing.
     private func acknowledgeWake() -> Bool {
         state.withLock { state in
             state.wakePending = false
-            return state.phase == .closing || state.phase == .closed
+            return state.machine.isClosing
         }
     }
 
@@ -114,8 +92,6 @@ extension ConnectionCore {
         /// The chunk taken from the shared buffer and being written, and how much of it is written.
         var writing: [UInt8] = []
         var written = 0
-        /// Whether the server answered the PING sent after the handshake.
-        var isHealthy = false
     }
 
     /// TCP connect, `INFO`, `CONNECT` + `PING`, and the `PONG`, all before the connect timeout.
@@ -273,36 +249,32 @@ extension ConnectionCore {
     /// Publishes the connection: subscriptions are sent again ahead of what was buffered. A
     /// close that came during the handshake wins: the phase stays `.closing` (serve then ends
     /// at once) and the waiters are left to ``finish(reason:connectError:)``.
-    private func becomeConnected(_ session: inout Session, server: NATSServerAddress, first: Bool) {
-        let connected = state.withLock { state -> (discovered: [String], waiters: [CheckedContinuation<Void, any Error>], drops: (messages: Int, bytes: Int))? in
-            guard state.phase != .closing else { return nil }
+    private func becomeConnected(_ session: inout Session, server: NATSServerAddress) {
+        let connected = state.withLock { state -> (first: Bool, discovered: [String], waiters: [CheckedContinuation<Void, any Error>], drops: (messages: Int, bytes: Int))? in
+            // Its PONG proves the connection healthy (see ConnectionMachine): the server took
+            // what was sent again and answers.
+            guard let (first, waiters) = state.machine.connected(at: ContinuousClock.now) else { return nil }
             var resend: [UInt8] = []
             for (sid, record) in state.subscriptions.sorted(by: { $0.key < $1.key }) {
                 NATSClientFrames.appendSubscribe(into: &resend, subject: record.subject, queue: record.queue, sid: sid)
                 if let max = record.max { NATSClientFrames.appendUnsubscribe(into: &resend, sid: sid, max: max - record.delivered) }
             }
             resend.append(contentsOf: state.outbound)
-            // Its PONG proves the connection healthy (see runLoop): the server took what was
-            // sent again and answers.
             resend.append(contentsOf: NATSClientFrames.ping)
-            state.pongWaiters.append(.health)
             state.outbound = resend
             state.bufferedMessages = 0
-            state.phase = .connected
             state.info = session.info
             state.maxPayload = payloadLimit(session.info)
             state.currentServer = server.description
             state.reportedDropThisOutage = false
             if !first { state.statistics.reconnects += 1 }
             let discovered = learnServers(&state, from: session.info)
-            let waiters = state.connectWaiters
-            state.connectWaiters.removeAll()
             let drops = state.unreportedDrops
             state.unreportedDrops = (0, 0)
             wake(&state)
-            return (discovered, waiters, drops)
+            return (first, discovered, waiters, drops)
         }
-        guard let (discovered, waiters, drops) = connected else { return }
+        guard let (first, discovered, waiters, drops) = connected else { return }
         if drops.messages > 0 { emit(.dropped(messages: drops.messages, bytes: drops.bytes)) }
         emit(first ? .connected(server: server.description) : .reconnected(server: server.description))
         if !discovered.isEmpty { emit(.discoveredServers(discovered)) }
@@ -325,8 +297,9 @@ extension ConnectionCore {
 
     /// Moves to `.reconnecting`: waiters of the lost connection fail, unsent publishes are kept
     /// (the one cut in half by the drop is sent again whole), control frames are left behind.
-    private func becomeDisconnected(from server: NATSServerAddress, session: Session, reason: String) {
-        let pongs = state.withLock { state -> [CoreState.PongWaiter] in
+    /// Returns what the machine decided next (see ``ConnectionMachine/disconnected(from:reason:at:)``).
+    private func becomeDisconnected(from server: NATSServerAddress, session: Session, reason: String) -> ConnectionMachine.NextStep {
+        let (pongs, next) = state.withLock { state in
             var kept: [UInt8] = []
             var messages = 0
             for frame in NATSClientFrames.frames(in: session.writing) where frame.kind == .publish && frame.range.upperBound > session.written {
@@ -340,13 +313,10 @@ extension ConnectionCore {
             state.outbound = kept
             state.bufferedMessages = messages
             // A close that came as the connection dropped wins: the loop then finishes.
-            if state.phase != .closing { state.phase = .reconnecting }
-            state.problem = "\(server): \(reason)"
-            let pongs = state.pongWaiters
-            state.pongWaiters.removeAll()
-            return pongs
+            return state.machine.disconnected(from: server.description, reason: reason, at: ContinuousClock.now)
         }
-        for pong in pongs { if case .client(let continuation) = pong { continuation.resume(throwing: NATSError.notConnected) } }
+        for pong in pongs { pong.resume(throwing: NATSError.notConnected) }
         emit(.disconnected(server: server.description, reason: reason))
+        return next
     }
 }

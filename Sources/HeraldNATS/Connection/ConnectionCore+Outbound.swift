@@ -107,18 +107,15 @@ extension ConnectionCore {
     ///   drops before the `PONG` fails it with `.notConnected`.
     func flush() async throws {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            let failure = state.withLock { state -> NATSError? in
-                switch state.phase {
-                case .connected:
-                    state.pongWaiters.append(.client(continuation))
+            let action = state.withLock { state in
+                let action = state.machine.flush(continuation)
+                if case .sendPing = action {
                     state.outbound.append(contentsOf: NATSClientFrames.ping)
                     wake(&state)
-                    return nil
-                case .closing, .closed: return .closed
-                default: return .notConnected
                 }
+                return action
             }
-            if let failure { continuation.resume(throwing: failure) }
+            if case .fail(let error) = action { continuation.resume(throwing: error) }
         }
     }
 

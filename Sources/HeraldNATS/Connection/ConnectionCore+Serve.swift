@@ -16,12 +16,12 @@ extension ConnectionCore {
     /// after flushing what was queued, within the connect timeout).
     func serve(_ session: inout Session) -> String {
         var chunk = [UInt8](repeating: 0, count: 256 * 1024)
-        var pingsOutstanding = 0
-        var nextPing = ContinuousClock.now.advanced(by: options.pingInterval)
+        var liveness = ConnectionMachine.Liveness(interval: options.pingInterval, maxOutstanding: options.maxPingsOutstanding,
+                                                  from: ContinuousClock.now)
         var closeDeadline: ContinuousClock.Instant?
         // What came behind the handshake's PONG in the same read is already in the parser: the
         // socket will not signal it again.
-        if let reason = dispatchBuffered(&session, pingsOutstanding: &pingsOutstanding) { return reason }
+        if let reason = dispatchBuffered(&session, liveness: &liveness) { return reason }
         while true {
             // Take the next chunk of queued frames once the previous one is written.
             var closing = false
@@ -56,7 +56,7 @@ extension ConnectionCore {
             if closing, session.written == session.writing.count, !moreQueued { return "closed by the client" }
 
             let now = ContinuousClock.now
-            var wakeAt = moreQueued || session.readAgain ? now : nextPing
+            var wakeAt = moreQueued || session.readAgain ? now : liveness.nextPing
             if let deadline = state.withLock({ $0.deadlines.earliest }), deadline < wakeAt { wakeAt = deadline }
             if let closeDeadline, closeDeadline < wakeAt { wakeAt = closeDeadline }
             let wantsWrite = session.written < session.writing.count || session.readWantsWrite
@@ -69,37 +69,34 @@ extension ConnectionCore {
             if descriptors[1].revents != 0 { WakePipe.drain(wakeRead) }
             if session.readAgain || descriptors[0].revents & (Int16(POLLIN) | Int16(POLLHUP) | Int16(POLLERR)) != 0
                 || (session.readWantsWrite && descriptors[0].revents & Int16(POLLOUT) != 0) {
-                if let reason = readAvailable(&session, chunk: &chunk, pingsOutstanding: &pingsOutstanding) { return reason }
+                if let reason = readAvailable(&session, chunk: &chunk, liveness: &liveness) { return reason }
             }
             let after = ContinuousClock.now
             // A request that got no answer in time may mean a server that stopped answering:
             // ping it now rather than at the next interval (before anyone hears of the timeout).
             expireRoutes(at: after) { state in
-                guard pingsOutstanding == 0 else { return }
-                pingsOutstanding = 1
-                nextPing = after.advanced(by: options.pingInterval)
-                state.pongWaiters.append(.keepAlive)
-                state.outbound.append(contentsOf: NATSClientFrames.ping)
+                guard liveness.requestTimedOut(at: after) else { return }
+                sendKeepAlivePing(&state)
             }
-            if after >= nextPing {
-                if pingsOutstanding >= options.maxPingsOutstanding {
-                    return "the server did not answer \(pingsOutstanding) pings (stale connection)"
-                }
-                pingsOutstanding += 1
-                nextPing = after.advanced(by: options.pingInterval)
-                state.withLock { state in
-                    state.pongWaiters.append(.keepAlive)
-                    state.outbound.append(contentsOf: NATSClientFrames.ping)
-                }
+            switch liveness.tick(at: after) {
+            case .none: break
+            case .stale(let reason): return reason
+            case .ping: state.withLock { sendKeepAlivePing(&$0) }
             }
         }
     }
 
     private var hasQueuedFrames: Bool { state.withLock { !$0.outbound.isEmpty } }
 
+    /// Queues a keep-alive PING, with the lock held.
+    private func sendKeepAlivePing(_ state: inout CoreState) {
+        state.machine.keepAlivePingSent()
+        state.outbound.append(contentsOf: NATSClientFrames.ping)
+    }
+
     /// Reads what is waiting (a few chunks at most, so writes are not starved) and dispatches it.
     /// - Returns: the reason the connection is lost, or nil.
-    private func readAvailable(_ session: inout Session, chunk: inout [UInt8], pingsOutstanding: inout Int) -> String? {
+    private func readAvailable(_ session: inout Session, chunk: inout [UInt8], liveness: inout ConnectionMachine.Liveness) -> String? {
         session.readAgain = false
         session.readWantsWrite = false
         // TLS answers a record (16 KiB at most) per read: read on until it wants more from the socket.
@@ -116,7 +113,7 @@ extension ConnectionCore {
                 return nil
             }
             chunk.withUnsafeBytes { session.parser.feed(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
-            if let reason = dispatchBuffered(&session, pingsOutstanding: &pingsOutstanding) { return reason }
+            if let reason = dispatchBuffered(&session, liveness: &liveness) { return reason }
             if !session.isTLS, count < chunk.count { return nil }
         }
         // Stopped at the cap, so writes are not starved: bytes may still wait (in TLS's buffer
@@ -127,10 +124,10 @@ extension ConnectionCore {
 
     /// Dispatches every whole operation the parser holds.
     /// - Returns: the reason the connection is lost (bytes that are not the protocol), or nil.
-    private func dispatchBuffered(_ session: inout Session, pingsOutstanding: inout Int) -> String? {
+    private func dispatchBuffered(_ session: inout Session, liveness: inout ConnectionMachine.Liveness) -> String? {
         do throws(NATSProtocolError) {
             while let operation = try session.parser.next() {
-                dispatch(operation, session: &session, pingsOutstanding: &pingsOutstanding)
+                dispatch(operation, session: &session, liveness: &liveness)
             }
         } catch {
             emit(.serverError("protocol violation: \(error)"))

@@ -25,7 +25,7 @@ final class ConnectionCore: Sendable {
             throw .invalidConfiguration("cannot open the connection's wake pipe: \(SystemError.text(errno))")
         }
         self.options = options
-        var initial = CoreState(servers: servers)
+        var initial = CoreState(servers: servers, policy: ConnectionMachine.Policy(options))
         initial.maxPayload = min(initial.maxPayload, max(options.maxPayload, 1))
         state = SyncLock(initial)
         (wakeRead, wakeWrite) = (pipe.readEnd, pipe.writeEnd)
@@ -57,8 +57,7 @@ final class ConnectionCore: Sendable {
             try await withTaskCancellationHandler {
                 try await waitForFirstConnection()
             } onCancel: {
-                let connecting = state.withLock { $0.phase == .idle || $0.phase == .connecting }
-                if connecting { shutdown() }
+                if state.withLock({ $0.machine.isStarting }) { shutdown() }
             }
         } catch {
             if Task.isCancelled { throw NATSError.cancelled }
@@ -68,111 +67,71 @@ final class ConnectionCore: Sendable {
 
     private func waitForFirstConnection() async throws {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            enum Start { case thread, wait, connected, closed }
-            let start = state.withLock { state -> Start in
-                switch state.phase {
-                case .idle:
-                    state.phase = .connecting
-                    state.connectWaiters.append(continuation)
-                    return .thread
-                case .connecting:
-                    state.connectWaiters.append(continuation)
-                    return .wait
-                case .connected, .reconnecting: return .connected
-                case .closing, .closed: return .closed
-                }
-            }
-            switch start {
-            case .thread:
+            switch state.withLock({ $0.machine.start(continuation) }) {
+            case .startThread:
                 NamedThread.start("herald.nats") { [self] in runLoop() }
             case .wait: break
-            case .connected: continuation.resume()
-            case .closed: continuation.resume(throwing: NATSError.closed)
+            case .resume(let waiter): waiter.resume()
+            case .fail(let waiter): waiter.resume(throwing: NATSError.closed)
             }
         }
     }
 
     /// Asks the thread to flush and end, and waits until it has.
     func close() async {
-        enum Close { case done, finishHere, wait }
-        let action = state.withLock { state -> Close in
-            switch state.phase {
-            case .closed: return .done
-            case .idle:
-                state.phase = .closing
-                return .finishHere
-            case .closing: return .wait
-            default:
-                state.phase = .closing
-                wake(&state)
-                return .wait
-            }
+        let action = state.withLock { state in
+            let action = state.machine.close()
+            if action == .wakeThread { wake(&state) }
+            return action
         }
         switch action {
-        case .done: return
+        case .none: return
         case .finishHere:
             // Never started: there is no thread to finish it.
             finish(reason: "closed before it connected")
-        case .wait:
+        case .wakeThread, .waitForThread:
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let now = state.withLock { state -> Bool in
-                    if state.phase == .closed { return true }
-                    state.closeWaiters.append(continuation)
-                    return false
-                }
-                if now { continuation.resume() }
+                state.withLock { $0.machine.waitForClose(continuation) }?.resume()
             }
         }
     }
 
     /// Asks the thread to end without waiting (the connection object went away).
     func shutdown() {
-        let idle = state.withLock { state -> Bool in
-            if state.phase == .idle {
-                state.phase = .closing
-                return true
-            }
-            if state.phase != .closed {
-                state.phase = .closing
-                wake(&state)
-            }
-            return false
+        let action = state.withLock { state in
+            let action = state.machine.shutdown()
+            if action == .wakeThread { wake(&state) }
+            return action
         }
-        if idle { finish(reason: "released before it connected") }
+        if action == .finishHere { finish(reason: "released before it connected") }
     }
 
     /// Ends everything that waits on the connection; the last thing the thread does.
     func finish(reason: String, connectError: NATSError? = nil) {
-        let (records, pongs, routes, connectWaiters, closeWaiters, drops) = state.withLock { state in
-            state.phase = .closed
+        let (records, routes, waiters, drops) = state.withLock { state in
+            let waiters = state.machine.finish()
             let records = Array(state.subscriptions.values)
             state.subscriptions.removeAll()
-            let pongs = state.pongWaiters
-            state.pongWaiters.removeAll()
             let routes = Array(state.replies.values)
             state.replies.removeAll()
             state.deadlines.removeAll()
-            let connectWaiters = state.connectWaiters
-            state.connectWaiters.removeAll()
-            let closeWaiters = state.closeWaiters
-            state.closeWaiters.removeAll()
             let drops = state.unreportedDrops
             state.unreportedDrops = (0, 0)
             state.outbound.removeAll()
             WakePipe(readEnd: wakeRead, writeEnd: wakeWrite).close()
-            return (records, pongs, routes, connectWaiters, closeWaiters, drops)
+            return (records, routes, waiters, drops)
         }
         for record in records {
             if record.unreportedDrops > 0 { emit(.slowConsumer(subject: record.subject, dropped: record.unreportedDrops)) }
             record.continuation?.finish()
         }
-        for pong in pongs { if case .client(let continuation) = pong { continuation.resume(throwing: NATSError.closed) } }
+        for waiter in waiters.flushWaiters { waiter.resume(throwing: NATSError.closed) }
         for route in routes { route.onEnd(.closed) }
         let error = connectError ?? .closed
-        for waiter in connectWaiters { waiter.resume(throwing: error) }
+        for waiter in waiters.connectWaiters { waiter.resume(throwing: error) }
         if drops.messages > 0 { emit(.dropped(messages: drops.messages, bytes: drops.bytes)) }
         emit(.closed(reason: reason))
         eventContinuation.finish()
-        for waiter in closeWaiters { waiter.resume() }
+        for waiter in waiters.closeWaiters { waiter.resume() }
     }
 }

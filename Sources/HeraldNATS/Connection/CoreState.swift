@@ -1,28 +1,7 @@
 /// Everything a connection's callers and its I/O thread share, behind one lock.
 struct CoreState {
-    enum Phase: Equatable {
-        /// Not started: ``NATSConnection/connect()`` has not been called.
-        case idle
-        /// The first connection is being made.
-        case connecting
-        /// A connection is up; frames go to the socket.
-        case connected
-        /// Between connections; publishes wait in the bounded buffer.
-        case reconnecting
-        /// ``NATSConnection/close()`` was called; the thread flushes and ends.
-        case closing
-        /// The thread has ended.
-        case closed
-    }
-
-    enum PongWaiter {
-        case client(CheckedContinuation<Void, any Error>)
-        case keepAlive
-        /// The PING sent after the handshake: its PONG proves the connection healthy.
-        case health
-    }
-
-    var phase = Phase.idle
+    /// The phase, its waiters and the reconnect decisions.
+    var machine: ConnectionMachine
     /// Frames for the I/O thread to write, appended whole by callers.
     var outbound: [UInt8] = []
     /// Publishes in ``outbound`` while not connected (the reconnect buffer's message count).
@@ -31,7 +10,6 @@ struct CoreState {
     var wakePending = false
     var subscriptions: [UInt64: SubscriptionRecord] = [:]
     var nextSID: UInt64 = 1
-    var pongWaiters: [PongWaiter] = []
     var replies: [String: ReplyRoute] = [:]
     var deadlines = DeadlineHeap()
     var nextToken: UInt64 = 0
@@ -40,22 +18,19 @@ struct CoreState {
     var servers: [NATSServerAddress]
     var currentServer: String?
     var maxPayload = 1024 * 1024
-    var connectWaiters: [CheckedContinuation<Void, any Error>] = []
-    var closeWaiters: [CheckedContinuation<Void, Never>] = []
     /// Publishes dropped since the last ``NATSEvent/dropped(messages:bytes:)``.
     var unreportedDrops = (messages: 0, bytes: 0)
     /// Whether this outage already reported its first drop (the rest are summed up at reconnect).
     var reportedDropThisOutage = false
     var statistics = NATSConnectionStatistics()
-    /// Why the last connection was lost or the last attempt failed, until a connection proves
-    /// healthy again.
-    var problem: String?
 
-    init(servers: [NATSServerAddress]) {
+    init(servers: [NATSServerAddress], policy: ConnectionMachine.Policy) {
         self.servers = servers
+        machine = ConnectionMachine(policy: policy)
     }
 
-    var isAcceptingWork: Bool { phase != .closing && phase != .closed }
+    var phase: ConnectionMachine.Phase { machine.phase }
+    var isAcceptingWork: Bool { machine.isAcceptingWork }
 }
 
 /// One subscription as the connection keeps it.

@@ -90,9 +90,25 @@ public struct ConsumerInfo: Sendable, Hashable, Decodable {
     public var numPending: UInt64
     /// Pull requests waiting.
     public var numWaiting: Int
+    /// The last message below which every delivered one was acknowledged or terminated (nil when
+    /// the server did not say).
+    public var ackFloor: ConsumerSequences?
 
     enum CodingKeys: String, CodingKey {
         case streamName = "stream_name", name, config, numAckPending = "num_ack_pending"
         case numRedelivered = "num_redelivered", numPending = "num_pending", numWaiting = "num_waiting"
+        case ackFloor = "ack_floor"
+    }
+}
+
+/// A position in a consumer's progress: its own delivery count and the stream's sequence.
+public struct ConsumerSequences: Sendable, Hashable, Decodable {
+    /// The consumer's delivery sequence.
+    public var consumerSequence: UInt64
+    /// The stream's message sequence.
+    public var streamSequence: UInt64
+
+    enum CodingKeys: String, CodingKey {
+        case consumerSequence = "consumer_seq", streamSequence = "stream_seq"
     }
 }
