@@ -53,7 +53,12 @@ public final class ServiceSet: Service, Sendable {
         try await withTaskCancellationHandler {
             try await runMembers()
         } onCancel: {
-            state.withLock { $0.running.values.compactMap(\.task) }.forEach { $0.cancel() }
+            // Stopping from here on: a member that ends because of the cancellation has not
+            // failed, and no new member is taken.
+            state.withLock { state in
+                state.stopping = true
+                return state.running.values.compactMap(\.task)
+            }.forEach { $0.cancel() }
         }
     }
 
