@@ -6,13 +6,6 @@ extension FileSink {
     /// (after the services started later), it writes what waits in its mailbox, then syncs and
     /// closes the file on its I/O thread.
     public func service(on bus: EventBus) -> some Service {
-        OnBus(sink: self, bus: bus)
-    }
-
-    private struct OnBus: Service {
-        let sink: FileSink
-        let bus: EventBus
-
-        func run() async throws { try await sink.run(on: bus) }
+        ClosureService { try await self.run(on: bus) }
     }
 }

@@ -237,4 +237,15 @@ import HeraldTesting
             #expect(await iterator.next() == .sigusr2, "round \(round)")
         }
     }
+
+    @Test func aClosureServiceRunsItsClosureInTheGroupAndItsErrorIsNamed() async throws {
+        let log = Recording<String>()
+        let closure = ClosureService { try await RecordingService(name: "wrapped", log: log).run() }
+        let failing = ClosureService { throw Failure(message: "closure broke") }
+        let group = ServiceGroup([.init("a", closure), .init("b", failing)], clock: ContinuousClock())
+        let error = await #expect(throws: ServiceGroupError.self) { try await group.run() }
+        #expect(error?.service == "b")
+        #expect((error?.underlying as? Failure) == Failure(message: "closure broke"))
+        #expect(log.values == ["start wrapped", "ready wrapped", "stop wrapped"], "the closure ran as the service, announced and stopped in turn")
+    }
 }

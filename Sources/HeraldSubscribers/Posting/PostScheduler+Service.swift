@@ -5,13 +5,6 @@ extension PostScheduler {
     /// This scheduler as a member of a `ServiceGroup`: its ``run(on:)`` on `bus` (what it has not
     /// sent when the group stops it stays in its outbox).
     public func service(on bus: EventBus) -> some Service {
-        OnBus(scheduler: self, bus: bus)
-    }
-
-    private struct OnBus: Service {
-        let scheduler: PostScheduler
-        let bus: EventBus
-
-        func run() async throws { try await scheduler.run(on: bus) }
+        ClosureService { try await self.run(on: bus) }
     }
 }
