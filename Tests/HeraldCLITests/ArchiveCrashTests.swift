@@ -151,7 +151,7 @@ import Darwin
         #if os(Linux)
         // The kernel directs SIGXFSZ at the writing thread; the concurrency pool's threads happen
         // to block it, so this looks at the disposition itself.
-        #expect(Self.ignoredSignals(of: child.process.processIdentifier).map { $0 & (1 << (SIGXFSZ - 1)) != 0 } == true,
+        #expect(Self.ignoredSignals(of: child.pid).map { $0 & (1 << (SIGXFSZ - 1)) != 0 } == true,
                 "herald ignores SIGXFSZ")
         #endif
         // when the archive is at the limit, the sink's failures are reported,

@@ -51,7 +51,7 @@ import Darwin
         #expect(await child.waitForStandardError { $0.contains("post.todo-tweet.sent") && $0.contains("loader.home.finished") },
                 "stderr: \(child.stderr)")
         // SIGTERM to herald itself (strace passes it on to its tracee, which stops in order).
-        let pid = try #require(Self.tracee(of: child.process.processIdentifier))
+        let pid = try #require(Self.tracee(of: child.pid))
         kill(pid, SIGTERM)
         let result = await child.finish()
         #expect(result?.status == 0, "stderr: \(child.stderr)")

@@ -128,7 +128,7 @@ import Darwin
         let heldAgain = await second.waitForStandardError { Self.count("post.copy.held", in: $0) >= 3 }
         #expect(heldAgain, "stderr: \(second.stderr)")
         #expect(try await sandbox.copies().isEmpty)
-        #expect(Self.liftFileSizeLimit(of: second.process.processIdentifier), "prlimit: \(String(cString: strerror(errno)))")
+        #expect(Self.liftFileSizeLimit(of: second.pid), "prlimit: \(String(cString: strerror(errno)))")
         let sent = await second.waitForStandardError { Self.count("post.copy.sent", in: $0) >= 3 }
         #expect(sent, "stderr: \(second.stderr)")
         second.signal(SIGTERM)

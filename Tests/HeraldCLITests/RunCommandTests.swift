@@ -154,7 +154,7 @@ import Darwin
         #expect(line != nil)
         child.signal(SIGTERM)
         let result = await child.finish()
-        #expect(result?.status == 0, "running: \(child.process.isRunning) stdout: \(child.stdout) stderr: \(child.stderr)")
+        #expect(result?.status == 0, "running: \(child.isRunning) stdout: \(child.stdout) stderr: \(child.stderr)")
         #expect(result?.stdout.hasSuffix("sandbox stopped\n") == true)
     }
 }

@@ -20,7 +20,7 @@ import Darwin
     func examplePrintsItsURLServesAndStopsOnSIGTERM() async throws {
         let binary = try #require(Self.binary, "sandbox-server is not built")
         let child = try ChildProcess(binary, ["--port", "0"])
-        defer { if child.process.isRunning { child.process.terminate() } }
+        defer { if child.isRunning { child.terminate() } }
 
         // Waits on the child's output and exit as they happen, bounded by the time limit.
         let prefix = "sandbox listening on "

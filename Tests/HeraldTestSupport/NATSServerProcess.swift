@@ -57,7 +57,7 @@ public final class NATSServerProcess: Sendable {
 
     deinit {
         process.withLock { child in
-            if let child, child.process.isRunning { child.signal(SIGKILL) }
+            if let child, child.isRunning { child.signal(SIGKILL) }
         }
     }
 
@@ -85,7 +85,7 @@ public final class NATSServerProcess: Sendable {
     /// directory stays, so ``restart()`` finds the streams again.
     public func halt(crash: Bool = false) async {
         guard let running = process.withLock({ process -> ChildProcess? in defer { process = nil }; return process }) else { return }
-        if running.process.isRunning {
+        if running.isRunning {
             running.signal(crash ? SIGKILL : SIGTERM)
             // A frozen server must run again to act on the SIGTERM.
             running.signal(SIGCONT)
@@ -98,14 +98,14 @@ public final class NATSServerProcess: Sendable {
     /// answers, as on a hung machine. ``thaw()`` lets it go on; ``halt(crash:)`` ends it either way.
     public func freeze() {
         process.withLock { child in
-            if let child, child.process.isRunning { child.signal(SIGSTOP) }
+            if let child, child.isRunning { child.signal(SIGSTOP) }
         }
     }
 
     /// Lets a frozen server go on (SIGCONT).
     public func thaw() {
         process.withLock { child in
-            if let child, child.process.isRunning { child.signal(SIGCONT) }
+            if let child, child.isRunning { child.signal(SIGCONT) }
         }
     }
 
