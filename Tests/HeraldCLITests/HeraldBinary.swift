@@ -96,6 +96,9 @@ final class ChildProcess: Sendable {
     var stdout: String { out.text }
     var stderr: String { err.text }
 
+    /// The exit status, once the process exited (nil while it runs, stopped or not).
+    var exitStatusIfExited: Int32? { exitStatus.value }
+
     /// Waits (bounded) until `condition` holds on standard error.
     func waitForStandardError(within limit: Duration = .seconds(300), _ condition: @escaping @Sendable (String) -> Bool) async -> Bool {
         await err.wait(within: limit, condition)
