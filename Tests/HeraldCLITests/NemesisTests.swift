@@ -13,9 +13,10 @@ import Glibc
 /// message stored once, every daemon exiting 0 on SIGTERM.
 ///
 /// Serialized, and one suite: these tests start seven to ten processes on a shared machine.
-/// They run when `HERALD_NEMESIS=1`, by hand and on a machine of their own: inside the parallel
-/// suite on two cores the split test waited out its limit once, and on its own the cut-off test
-/// failed once (its idea of the holder went stale between two faults), so they are not in CI yet.
+/// They run when `HERALD_NEMESIS=1`, in a CI step of their own (`.ci/run`), never inside the
+/// parallel suite. Every wait awaits a condition (the lease bucket and the daemons' logs are
+/// read again before each fault) and ends, with what it waited for, when a daemon exits or
+/// its hang guard runs out; only a fault's own hold lasts a set time.
 @Suite(.serialized, .enabled(if: NATSServerProcess.isAvailable, "nats-server is not installed"),
        .enabled(if: ProcessInfo.processInfo.environment["HERALD_NEMESIS"] == "1", "the nemesis runs with HERALD_NEMESIS=1"))
 struct NemesisTests {
