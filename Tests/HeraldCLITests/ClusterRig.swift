@@ -188,6 +188,9 @@ final class StreamWatcher: Sendable {
     init(servers: [String]) async throws {
         var options = NATSConnectionOptions(servers: servers, name: "watcher")
         options.ignoreDiscoveredServers = true
+        // A stopped (SIGSTOP) server is left for the next within seconds, not the default's
+        // minutes (two unanswered pings 120 s apart): the test's view must not go blind.
+        options.pingInterval = .seconds(1)
         connection = try NATSConnection(options: options)
         try await connection.connect()
         let subscription = try connection.subscribe("herald.>")

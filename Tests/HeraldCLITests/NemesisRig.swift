@@ -241,6 +241,8 @@ final class NemesisRig: Sendable {
         let deadline = ContinuousClock.now + limit
         while true {
             if try await condition() { return }
+            // The test's time limit ran out: the rig is torn down by the scenario's catch.
+            try Task.checkCancellation()
             if let (node, status) = exitedDaemon() {
                 throw NemesisFailure(message: "waiting for \(what): node \(node) exited \(status); its log ends:\n\(String(log(node).suffix(3000)))")
             }
@@ -369,6 +371,7 @@ final class StateObserver: Sendable {
     init(servers: [String]) async throws {
         var options = NATSConnectionOptions(servers: servers, name: "state-observer")
         options.ignoreDiscoveredServers = true
+        options.pingInterval = .seconds(1)
         connection = try NATSConnection(options: options)
         try await connection.connect()
     }
