@@ -97,7 +97,7 @@ final class ChildProcess: Sendable {
     var stderr: String { err.text }
 
     /// The exit status, once the process exited (nil while it runs, stopped or not).
-    var exitStatusIfExited: Int32? { exitStatus.value }
+    public var exitStatusIfExited: Int32? { exitStatus.value }
 
     /// Waits (bounded) until `condition` holds on standard error.
     func waitForStandardError(within limit: Duration = .seconds(300), _ condition: @escaping @Sendable (String) -> Bool) async -> Bool {
