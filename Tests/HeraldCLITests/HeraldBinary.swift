@@ -96,8 +96,8 @@ final class ChildProcess: Sendable {
     var stdout: String { out.text }
     var stderr: String { err.text }
 
-    /// The exit status, once the process exited (nil while it runs, stopped or not).
-    public var exitStatusIfExited: Int32? { exitStatus.value }
+    /// Whether the process has not exited yet (stopped or not).
+    public var isRunning: Bool { exitStatus.value == nil }
 
     /// Waits (bounded) until `condition` holds on standard error.
     func waitForStandardError(within limit: Duration = .seconds(300), _ condition: @escaping @Sendable (String) -> Bool) async -> Bool {

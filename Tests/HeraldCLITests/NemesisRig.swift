@@ -243,8 +243,8 @@ final class NemesisRig: Sendable {
             if try await condition() { return }
             // The test's time limit ran out: the rig is torn down by the scenario's catch.
             try Task.checkCancellation()
-            if let (node, status) = exitedDaemon() {
-                throw NemesisFailure(message: "waiting for \(what): node \(node) exited \(status); its log ends:\n\(String(log(node).suffix(3000)))")
+            if let node = exitedDaemon() {
+                throw NemesisFailure(message: "waiting for \(what): node \(node) exited; its log ends:\n\(String(log(node).suffix(3000)))")
             }
             guard ContinuousClock.now < deadline else {
                 throw NemesisFailure(message: "waited \(limit) for \(what) (a hang guard); \(await describe())")
@@ -253,10 +253,17 @@ final class NemesisRig: Sendable {
         }
     }
 
-    /// A daemon that exited while the rig did not stop it, with its status.
-    func exitedDaemon() -> (String, Int32)? {
-        running.withLock { running in
-            running.sorted { $0.key < $1.key }.lazy.compactMap { node, process in process.exitStatusIfExited.map { (node, $0) } }.first
+    /// A daemon that exited while the rig did not stop it.
+    func exitedDaemon() -> String? {
+        running.withLock { running in running.sorted { $0.key < $1.key }.first { !$0.value.isRunning }?.key }
+    }
+
+    /// Deletes `consumer` of `stream` through the JetStream API (`$JS.API.CONSUMER.DELETE`).
+    func deleteConsumer(stream: String, consumer: String) async throws {
+        let reply = try await watcher.connection.request("$JS.API.CONSUMER.DELETE.\(stream).\(consumer)", timeout: .seconds(5))
+        let object = try JSONSerialization.jsonObject(with: Data(reply.payload)) as? [String: Any]
+        guard object?["success"] as? Bool == true else {
+            throw NemesisFailure(message: "deleting the consumer \(consumer) of \(stream): \(String(decoding: reply.payload, as: UTF8.self))")
         }
     }
 

@@ -175,7 +175,8 @@ struct NATSBackendTests {
                 try await delivery.settle(.ack)
             }
         }
-        try await js.deleteConsumer(stream: "HERALD", consumer: "herald-import-b")
+        let deleted = try await b.connection.request("$JS.API.CONSUMER.DELETE.HERALD.herald-import-b", timeout: .seconds(5))
+        #expect(String(decoding: deleted.payload, as: UTF8.self).contains(#""success":true"#))
         for n in 3...5 { _ = try await js.publish("herald.meanwhile", payload: Array(#"{"event":{"n":\#(n)}}"#.utf8)) }
         // Each failed pull tried to make the consumer again; the pulls after it find the three
         // (twenty pulls at most: a consumer made again from its creation on would find nothing).
