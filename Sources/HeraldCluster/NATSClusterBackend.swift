@@ -36,8 +36,12 @@ public final class NATSClusterBackend: ClusterBackend {
         self.jetStream = jetStream
         self.settings = settings
         publisher = NATSStreamPublisher(jetStream: jetStream)
-        imports = NATSPullConsumer(jetStream: jetStream, stream: settings.stream, consumer: NATSClusterProvisioner.importConsumer(for: settings.node)) { () async throws(ClusterError) in
-            try await provisioner.ensureImportConsumer()
+        // Made again (deleted under a running node) after the last event pulled, not from then
+        // on: the events stored while it was gone are imported too.
+        let position = StreamPosition()
+        imports = NATSPullConsumer(jetStream: jetStream, stream: settings.stream, consumer: NATSClusterProvisioner.importConsumer(for: settings.node),
+                                   position: position) { () async throws(ClusterError) in
+            try await provisioner.ensureImportConsumer(after: position.last)
         }
         intents = NATSPullConsumer(jetStream: jetStream, stream: settings.postStream, consumer: ClusterSettings.postConsumer) { () async throws(ClusterError) in
             try await provisioner.ensurePostConsumer()

@@ -1,4 +1,5 @@
 import HeraldNATS
+import HeraldSync
 
 /// Publishes with JetStream acknowledgements: every message of a batch in flight at once (the
 /// context's window), then each ack awaited in order.
@@ -36,23 +37,38 @@ struct NATSStreamPublisher: ClusterStreamPublisher {
 }
 
 /// A durable pull consumer; one that is gone (deleted, or its stream was) is made again
-/// before the error is thrown, so the next pull finds it.
+/// before the error is thrown, so the next pull finds it. With a ``position``, the highest
+/// stream sequence pulled is kept there, so the consumer made again starts after it.
 struct NATSPullConsumer: ClusterPullConsumer {
     let jetStream: JetStreamContext
     let stream: String
     let consumer: String
+    var position: StreamPosition?
     let recreate: @Sendable () async throws(ClusterError) -> Void
+
+    init(jetStream: JetStreamContext, stream: String, consumer: String, position: StreamPosition? = nil,
+         recreate: @escaping @Sendable () async throws(ClusterError) -> Void) {
+        self.jetStream = jetStream
+        self.stream = stream
+        self.consumer = consumer
+        self.position = position
+        self.recreate = recreate
+    }
 
     func fetch(batch: Int, wait: Duration) async throws(ClusterError) -> [ClusterDelivery] {
         let messages: [JetStreamMessage]
         do {
             messages = try await jetStream.fetch(stream: stream, consumer: consumer, batch: batch, expires: wait)
         } catch {
+            // A pull for a consumer that is gone gets no reply at all from nats-server 2.9 (no
+            // 404, no "no responders"): a pull that timed out looks the consumer up too (found, it
+            // is left as it is).
             let missing = (error as? JetStreamError).map { $0.errorCode == JetStreamError.consumerNotFound || $0.code == 409 } ?? false
-                || (error as? NATSError)?.kind == .noResponders
+                || (error as? NATSError).map { $0.kind == .noResponders || $0.kind == .timeout } ?? false
             if missing, !Task.isCancelled { try? await recreate() }
             throw ClusterError.from(error, "pulling from the consumer \(consumer) of \(stream)")
         }
+        if let position, let last = messages.last?.metadata.streamSequence { position.pulled(last) }
         return messages.map { delivered in
             let message = delivered.message
             let headers = (message.headers?.fields ?? []).map { ClusterMessage.Header($0.name, $0.value) }
@@ -116,5 +132,19 @@ struct NATSClusterKeyValue: ClusterKeyValue {
         } catch {
             throw ClusterError.from(error, "deleting \(key) in the bucket \(name)")
         }
+    }
+}
+
+/// The highest stream sequence a consumer handed to this node (its messages are imported
+/// whether or not their acks reach the server): a consumer deleted under a running node is
+/// made again to start after it, so the events stored meanwhile are imported, and none twice.
+final class StreamPosition: Sendable {
+    private let highest = SyncLock<UInt64?>(nil)
+
+    /// The highest sequence pulled, if any.
+    var last: UInt64? { highest.withLock { $0 } }
+
+    func pulled(_ sequence: UInt64) {
+        highest.withLock { $0 = max($0 ?? 0, sequence) }
     }
 }

@@ -57,8 +57,16 @@ struct NATSClusterProvisioner: Sendable {
         return (leases, states)
     }
 
-    func ensureImportConsumer() async throws(ClusterError) {
-        try await ensure(importConsumer, on: eventStream)
+    /// Makes this node's import consumer when it is missing: delivering from its creation on
+    /// (a node new to the cluster), or from the message after `sequence` (one made again under
+    /// a running node that pulled up to `sequence`).
+    func ensureImportConsumer(after sequence: UInt64? = nil) async throws(ClusterError) {
+        var wanted = importConsumer
+        if let sequence {
+            wanted.deliverPolicy = .byStartSequence
+            wanted.startSequence = sequence + 1
+        }
+        try await ensure(wanted, on: eventStream)
     }
 
     func ensurePostConsumer() async throws(ClusterError) {

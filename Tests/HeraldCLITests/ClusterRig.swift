@@ -52,7 +52,7 @@ final class ClusterRig: Sendable {
             servers = [try await NATSServerProcess.start()]
         }
         sandbox = try await .start(in: directory, herald: herald, config: Self.sandboxConfig)
-        watcher = try await StreamWatcher(server: servers[servers.count - 1].url)
+        watcher = try await StreamWatcher(servers: [servers[servers.count - 1].url])
         for (index, node) in Self.nodes.enumerated() {
             let urls = servers.indices.map { servers[($0 + index) % servers.count].url }
             let config = try config(node: node, servers: urls, replicas: servers.count)
@@ -135,6 +135,12 @@ final class ClusterRig: Sendable {
     }
 }
 
+/// The stream could not be read to its end.
+struct StreamWatcherError: Error, CustomStringConvertible {
+    var message: String
+    var description: String { message }
+}
+
 /// One message of the event stream as the tests read it.
 struct StreamedEvent: Sendable {
     var subject: String
@@ -171,15 +177,20 @@ struct StreamedEvent: Sendable {
 final class StreamWatcher: Sendable {
     private struct State {
         var events: [StreamedEvent] = []
-        var waiters: [(match: @Sendable ([StreamedEvent]) -> Bool, continuation: CheckedContinuation<Bool, Never>)] = []
+        var waiters: [UInt64: (match: @Sendable ([StreamedEvent]) -> Bool, continuation: CheckedContinuation<Bool, Never>)] = [:]
+        var nextWaiter: UInt64 = 0
         var ended = false
     }
     let connection: NATSConnection
     private let state = SyncLock(State())
 
-    init(server: String) async throws {
-        var options = NATSConnectionOptions(servers: [server], name: "watcher")
+    /// Connects to `servers` (the next one when one goes away), never to a server they announce.
+    init(servers: [String]) async throws {
+        var options = NATSConnectionOptions(servers: servers, name: "watcher")
         options.ignoreDiscoveredServers = true
+        // A stopped (SIGSTOP) server is left for the next within seconds, not the default's
+        // minutes (two unanswered pings 120 s apart): the test's view must not go blind.
+        options.pingInterval = .seconds(1)
         connection = try NATSConnection(options: options)
         try await connection.connect()
         let subscription = try connection.subscribe("herald.>")
@@ -194,24 +205,36 @@ final class StreamWatcher: Sendable {
 
     var events: [StreamedEvent] { state.withLock { $0.events } }
 
-    /// Returns once `condition` holds for the messages seen so far; false if the subscription ended first.
+    /// Returns once `condition` holds for the messages seen so far; false if the subscription
+    /// ended first, or `limit` passed without it (a hang guard, not a pace).
     @discardableResult
-    func wait(until condition: @escaping @Sendable ([StreamedEvent]) -> Bool) async -> Bool {
-        await withCheckedContinuation { continuation in
+    func wait(within limit: Duration = .seconds(300), until condition: @escaping @Sendable ([StreamedEvent]) -> Bool) async -> Bool {
+        let id = state.withLock { state -> UInt64 in
+            state.nextWaiter += 1
+            return state.nextWaiter
+        }
+        let guardTask = Task { [self] in
+            try? await Task.sleep(for: limit)
+            let waiter = state.withLock { $0.waiters.removeValue(forKey: id) }
+            waiter?.continuation.resume(returning: false)
+        }
+        defer { guardTask.cancel() }
+        return await withCheckedContinuation { continuation in
             let now = state.withLock { state -> Bool? in
                 if condition(state.events) { return true }
                 if state.ended { return false }
-                state.waiters.append((condition, continuation))
+                state.waiters[id] = (condition, continuation)
                 return nil
             }
             if let now { continuation.resume(returning: now) }
         }
     }
 
-    /// Returns once `count` more messages arrived.
-    func next(_ count: Int = 1) async {
+    /// Returns once `count` more messages arrived, or `limit` passed; whether they did.
+    @discardableResult
+    func next(_ count: Int = 1, within limit: Duration = .seconds(300)) async -> Bool {
         let seen = events.count
-        await wait { $0.count >= seen + count }
+        return await wait(within: limit) { $0.count >= seen + count }
     }
 
     private func record(_ event: StreamedEvent) {
@@ -219,10 +242,9 @@ final class StreamWatcher: Sendable {
             state.events.append(event)
             let all = state.events
             var ready: [CheckedContinuation<Bool, Never>] = []
-            state.waiters.removeAll { waiter in
-                guard waiter.match(all) else { return false }
+            for (id, waiter) in state.waiters where waiter.match(all) {
                 ready.append(waiter.continuation)
-                return true
+                state.waiters[id] = nil
             }
             return ready
         }
@@ -232,8 +254,8 @@ final class StreamWatcher: Sendable {
     private func finish() {
         let waiters = state.withLock { state in
             state.ended = true
-            defer { state.waiters = [] }
-            return state.waiters
+            defer { state.waiters = [:] }
+            return Array(state.waiters.values)
         }
         for waiter in waiters { waiter.continuation.resume(returning: false) }
     }
@@ -271,11 +293,21 @@ final class StreamWatcher: Sendable {
             }
             _ = try await retried { try await js.createConsumer(stream: "HERALD", configuration) }
             do {
-                while read < total {
+                // A consumer whose fetches come back empty while messages are left (its replica
+                // behind, just after a partition healed) is given up after six in a row for a new
+                // one; twelve consumers in all, then an error saying what was read (seen once: the
+                // split scenario read on for ever after the daemons stopped).
+                var empty = 0
+                while read < total, empty < 6 {
                     let batch = try await js.fetch(stream: "HERALD", consumer: consumer, batch: 500, expires: .seconds(5))
                     read += UInt64(batch.count)
                     last = batch.last?.metadata.streamSequence ?? last
                     stored += batch.compactMap { StreamedEvent($0.message) }
+                    empty = batch.isEmpty ? empty + 1 : 0
+                }
+                if read < total {
+                    guard attempt < 12 else { throw StreamWatcherError(message: "read \(read) of the \(total) messages of HERALD; the last at sequence \(last ?? 0)") }
+                    attempt += 1
                 }
             } catch let error as NATSError where error.kind == .timeout && attempt < 12 {
                 attempt += 1

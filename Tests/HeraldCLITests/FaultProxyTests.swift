@@ -8,7 +8,8 @@ import Glibc
 
 /// The nemesis's fault proxy does what each mode says, against a loopback echo server of the
 /// test's own: pass, delay (late, not lost), blackhole and one-way drops (nothing through, the
-/// connection stays open), reset (the client sees its connection end).
+/// connection stays open), reset (the client sees its connection end), reset inside a frame
+/// after some bytes, and holding the rest of a frame once a marker passed.
 struct FaultProxyTests {
     /// A blocking loopback client on a thread of its own: sends, reads with a receive timeout
     /// (a bound on a read that must not answer, not a wait for something to happen).
@@ -102,5 +103,36 @@ struct FaultProxyTests {
         proxy.resetAll()
         #expect(await second.read(1) == nil)
         #expect(proxy.accepted == 2)
+    }
+
+    @Test func aConnectionIsResetInsideAFrameAfterItsBytesAndNeverRightAfterALineEnd() async throws {
+        let proxy = try FaultProxy(name: "test", target: try Self.echoServer())
+        defer { proxy.shutdown() }
+        proxy.mode = .resetAfter(bytes: 6)
+        let client = try Client(port: proxy.port)
+        // Six bytes would end on a line end: the cut moves one byte on, inside "efgh".
+        client.send("ab\ncd\nefgh\n")
+        #expect(await client.read(7) == "ab\ncd\ne")
+        #expect(await client.read(1) == nil, "the connection is reset after the cut")
+        #expect(proxy.cutsInsideFrames == 1)
+        // Back to pass, a new connection carries everything.
+        proxy.mode = .pass
+        let second = try Client(port: proxy.port)
+        second.send("ab\ncd\nefgh\n")
+        #expect(await second.read(11) == "ab\ncd\nefgh\n")
+    }
+
+    @Test func aConnectionHoldsTheRestOfAFrameAfterHalfItsMarkerUntilTheModeChanges() async throws {
+        let proxy = try FaultProxy(name: "test", target: try Self.echoServer())
+        defer { proxy.shutdown() }
+        proxy.mode = .holdInside(marker: "WXYZ")
+        let client = try Client(port: proxy.port)
+        client.send("hello WXYZ tail\n")
+        #expect(await client.read(8) == "hello WX")
+        client.send("more\n")
+        #expect(await client.read(1, limit: 1) == "", "the rest is held, the connection stays open")
+        #expect(proxy.holds == 1)
+        proxy.mode = .pass
+        #expect(await client.read(13) == "YZ tail\nmore\n")
     }
 }

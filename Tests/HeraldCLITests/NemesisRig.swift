@@ -75,8 +75,9 @@ final class NemesisRig: Sendable {
         }
         self.links = links
         sandbox = try await .start(in: directory, herald: herald, config: Self.sandboxConfig)
-        watcher = try await StreamWatcher(server: started[0].url)
-        states = try await StateObserver(server: started[0].url)
+        // Straight to every server (no proxy): a test's own view survives the faults it makes.
+        watcher = try await StreamWatcher(servers: started.map(\.url))
+        states = try await StateObserver(servers: started.map(\.url))
         for node in Self.nodes { try start(node) }
     }
 
@@ -97,6 +98,7 @@ final class NemesisRig: Sendable {
                          "itmedia": {"kind": "timeline", "service": "twitter", "timeline": "user", "screenName": "itmedia", "count": 5, "every": "1s"}},
              "subscribers": {
                "console": {"kind": "log", "topics": ["cluster.>", "loader.>", "post.>"], "level": "info"},
+               "archive": {"kind": "file", "topics": [">"], "path": "\(root.path)/events.jsonl"},
                "posts": {"kind": "post", "retry": {"initial": "50ms", "max": "500ms"},
                          "rules": {"todo-tweet": {"on": "loader.todos.finished", "for": "new", "service": "twitter", "text": "New todo: {{description}}"}}}},
              "cluster": {"servers": [\(list)], "node": "\(node)", "replicas": \(servers.count), "leaseTTL": "\(ttl)", "ackWait": "\(ttl)",
@@ -135,6 +137,11 @@ final class NemesisRig: Sendable {
         process.signal(SIGCONT)
         let finished = await process.finish(within: .seconds(60))
         ended.withLock { $0.append((node, finished?.stderr ?? process.stderr)) }
+    }
+
+    /// Every proxy passes again.
+    func healAll() {
+        for proxy in links.values.flatMap({ $0 }) + routes.values { proxy.mode = .pass }
     }
 
     /// Every proxy of `node` (to every server) set to `mode`.
@@ -221,16 +228,115 @@ final class NemesisRig: Sendable {
         return scripts.reduce(0) { $0 + (($1["responses"] as? [Any])?.count ?? ($1["outcomes"] as? [Any])?.count ?? 1) }
     }
 
-    /// Waits until every text of `expected` is posted (each new stream message looks again).
-    func waitUntilPosted(_ expected: [String]) async throws -> Bool {
-        var posts = try await sandbox.posts()
-        var ticks = 0
-        while !Set(posts).isSuperset(of: expected), ticks < 2000 {
-            await watcher.next()
-            posts = try await sandbox.posts()
-            ticks += 1
+    /// Waits until every text of `expected` is posted.
+    func waitUntilPosted(_ expected: [String]) async throws {
+        try await until("every todo posted (\(expected.count))") { Set(try await sandbox.posts()).isSuperset(of: expected) }
+    }
+
+    /// Waits until `condition` holds, looking again at each stream message and at least every
+    /// quarter of a second. A daemon that exits meanwhile ends the wait at once, and so does
+    /// `limit` passing (a hang guard, far beyond what a busy machine needs): each throws a
+    /// ``NemesisFailure`` naming what the test waited for and how the rig stood.
+    func until(_ what: String, within limit: Duration = .seconds(300), _ condition: () async throws -> Bool) async throws {
+        let deadline = ContinuousClock.now + limit
+        while true {
+            if try await condition() { return }
+            // The test's time limit ran out: the rig is torn down by the scenario's catch.
+            try Task.checkCancellation()
+            if let node = exitedDaemon() {
+                throw NemesisFailure(message: "waiting for \(what): node \(node) exited; its log ends:\n\(String(log(node).suffix(3000)))")
+            }
+            guard ContinuousClock.now < deadline else {
+                throw NemesisFailure(message: "waited \(limit) for \(what) (a hang guard); \(await describe())")
+            }
+            await watcher.next(within: .milliseconds(250))
         }
-        return Set(posts).isSuperset(of: expected)
+    }
+
+    /// A daemon that exited while the rig did not stop it.
+    func exitedDaemon() -> String? {
+        running.withLock { running in running.sorted { $0.key < $1.key }.first { !$0.value.isRunning }?.key }
+    }
+
+    /// Deletes `consumer` of `stream` through the JetStream API (`$JS.API.CONSUMER.DELETE`).
+    func deleteConsumer(stream: String, consumer: String) async throws {
+        let reply = try await watcher.connection.request("$JS.API.CONSUMER.DELETE.\(stream).\(consumer)", timeout: .seconds(5))
+        let object = try JSONSerialization.jsonObject(with: Data(reply.payload)) as? [String: Any]
+        guard object?["success"] as? Bool == true else {
+            throw NemesisFailure(message: "deleting the consumer \(consumer) of \(stream): \(String(decoding: reply.payload, as: UTF8.self))")
+        }
+    }
+
+    /// How the rig stands, for a hang guard's message: each node's last lease and connection
+    /// lines, the lease holder the bucket names, the proxies' modes, the last stream messages.
+    func describe() async -> String {
+        var lines: [String] = ["lease bucket: todos held by \(await leaseHolder("todos") ?? "nobody")"]
+        for node in Self.nodes {
+            let log = daemon(node)?.stderr ?? "(not running)"
+            let last = log.split(separator: "\n").filter { $0.contains("cluster.") }.suffix(4).joined(separator: " | ")
+            lines.append("\(node): \((links[node] ?? []).map { "\($0.name) \($0.mode)" }.joined(separator: ", ")); \(last)")
+        }
+        lines.append("routes: " + routes.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value.mode)" }.joined(separator: ", "))
+        lines.append("last messages: " + watcher.events.suffix(5).map { "\($0.subject) by \($0.node)" }.joined(separator: ", "))
+        return lines.joined(separator: "\n")
+    }
+
+    /// The node the lease bucket names as `loader`'s holder now (nil: none, or no answer).
+    func leaseHolder(_ loader: String) async -> String? { await lease(loader)?.node }
+
+    /// `loader`'s lease in the bucket now: the node it names and its revision (nil: none, or no answer).
+    func lease(_ loader: String) async -> (node: String, revision: UInt64)? {
+        guard let bucket = try? await watcher.connection.jetStream(timeout: .seconds(3)).keyValue("herald_leases"),
+              let entry = try? await bucket.get("loader.\(loader)"),
+              let object = try? JSONSerialization.jsonObject(with: Data(entry.value)) as? [String: Any],
+              let node = object["node"] as? String else { return nil }
+        return (node, entry.revision)
+    }
+
+    /// When `log` last says its node took `loader`'s lease, when that is its last lease line
+    /// (the node counts the lease held); nil otherwise.
+    static func holdingSince(_ loader: String, in log: String) -> Date? {
+        guard let acquired = log.range(of: "cluster.lease.\(loader).acquired", options: .backwards) else { return nil }
+        if let lost = log.range(of: "cluster.lease.\(loader).lost", options: .backwards), lost.lowerBound > acquired.lowerBound { return nil }
+        let lineStart = log[..<acquired.lowerBound].lastIndex(of: "\n").map { log.index(after: $0) } ?? log.startIndex
+        let line = log[lineStart...]
+        return try? Date(String(line.prefix { $0 != " " }), strategy: .iso8601.year().month().day().time(includingFractionalSeconds: true))
+    }
+
+    /// Waits until the bucket and the holder agree: the bucket names a node, that node's
+    /// running daemon counts the lease held, and it announced a load after taking it (and after
+    /// `since`). The node, and its log as it was when they agreed (to count its lines from).
+    /// Read before each fault, so a test never acts on a holder that went stale meanwhile.
+    func settledHolder(_ loader: String = "todos", other previous: String? = nil, since: Date = .distantPast) async throws -> (node: String, log: String) {
+        var settled: (node: String, log: String)?
+        let what = previous.map { "a node other than \($0) holding \(loader)'s lease and loading" } ?? "a settled holder of \(loader)'s lease"
+        try await until(what) {
+            guard let node = await leaseHolder(loader), node != previous, let log = daemon(node)?.stderr,
+                  let acquired = Self.holdingSince(loader, in: log) else { return false }
+            let after = max(acquired, since)
+            guard watcher.events.contains(where: { $0.subject == "herald.loader.\(loader).finished" && $0.node == node && $0.time > after }) else { return false }
+            settled = (node, log)
+            return true
+        }
+        guard let settled else { throw NemesisFailure(message: "no holder of \(loader)") }
+        return settled
+    }
+
+    /// The server (`n1`…) leading `stream`'s replicas, from `$JS.API.STREAM.INFO` (nil: no leader, no answer).
+    func streamLeader(_ stream: String) async -> String? {
+        guard let reply = try? await watcher.connection.request("$JS.API.STREAM.INFO.\(stream)", timeout: .seconds(3)),
+              let object = try? JSONSerialization.jsonObject(with: Data(reply.payload)) as? [String: Any],
+              let cluster = object["cluster"] as? [String: Any], let leader = cluster["leader"] as? String, !leader.isEmpty else { return nil }
+        return leader
+    }
+
+    /// The ids (`origin.id`) of the events `node`'s archive holds from other nodes, each as many times as imported.
+    func importedIDs(_ node: String) throws -> [String] {
+        let text = try String(contentsOf: directory.appendingPathComponent("\(node)/events.jsonl"), encoding: .utf8)
+        return text.split(separator: "\n").compactMap { line in
+            let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+            return ((object?["event"] as? [String: Any])?["origin"] as? [String: Any])?["id"] as? String
+        }
     }
 
     /// What the checker reads, once the daemons stopped.
@@ -269,9 +375,10 @@ final class StateObserver: Sendable {
     private let recorded = SyncLock<[NemesisHistory.Save]>([])
     private let task = SyncLock<Task<Void, Never>?>(nil)
 
-    init(server: String) async throws {
-        var options = NATSConnectionOptions(servers: [server], name: "state-observer")
+    init(servers: [String]) async throws {
+        var options = NATSConnectionOptions(servers: servers, name: "state-observer")
         options.ignoreDiscoveredServers = true
+        options.pingInterval = .seconds(1)
         connection = try NATSConnection(options: options)
         try await connection.connect()
     }

@@ -24,6 +24,29 @@ final class NemesisJournal: Sendable {
 
     var operations: [Entry] { entries.withLock { $0 } }
 
+    /// Appends one line to `nemesis-summary.jsonl` in the test output directory: the scenario,
+    /// the seed, how long the faults ran, how many of each kind, and whether the run passed.
+    static func appendSummary(scenario: String, seed: UInt64?, seconds: Int, servers: Int, faults: [String: Int], passed: Bool) throws {
+        let directory = NemesisRig.outputDirectory
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        struct Line: Encodable {
+            var time: Date, scenario: String, seed: String, seconds: Int, servers: Int, faults: [String: Int], passed: Bool
+        }
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .iso8601
+        encoder.outputFormatting = [.sortedKeys]
+        let line = try encoder.encode(Line(time: Date(), scenario: scenario, seed: seed.map(String.init) ?? "none", seconds: seconds,
+                                           servers: servers, faults: faults, passed: passed)) + Data("\n".utf8)
+        let file = directory.appendingPathComponent("nemesis-summary.jsonl")
+        if let handle = try? FileHandle(forWritingTo: file) {
+            defer { try? handle.close() }
+            try handle.seekToEnd()
+            try handle.write(contentsOf: line)
+        } else {
+            try line.write(to: file)
+        }
+    }
+
     /// Writes `nemesis-<name>[-<seed>].jsonl` (and `.log`) in the test output directory; its URL.
     func write(name: String, history: NemesisHistory, problems: [String], logs: [(node: String, log: String)]) throws -> URL {
         let directory = NemesisRig.outputDirectory
@@ -80,10 +103,10 @@ struct NemesisSchedule {
         let kinds = Fault.allCases.filter { rig.servers.count == 3 || $0 != .split }
         while ContinuousClock.now < end {
             let fault = kinds[Int(generator.next() % UInt64(kinds.count))]
-            // Half the daemon faults hit the todo loader's holder (the node that announced its
-            // last load), as Jepsen aims at the primary; which node that is depends on timing.
+            // Half the daemon faults hit the todo loader's holder (the node the lease bucket
+            // names), as Jepsen aims at the primary; which node that is depends on timing.
             let drawn = Int(generator.next() % 6)
-            let holder = rig.watcher.events.last { $0.subject == "herald.loader.todos.finished" }?.node
+            let holder = await rig.leaseHolder("todos")
             let node = drawn < 3 ? NemesisRig.nodes[drawn] : holder ?? NemesisRig.nodes[drawn - 3]
             let server = Int(generator.next() % UInt64(rig.servers.count))
             let hold = ttl / 2 + ttl * (1.5 * Double(generator.next() % 1000) / 1000)

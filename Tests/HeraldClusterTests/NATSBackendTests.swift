@@ -159,6 +159,44 @@ struct NATSBackendTests {
         await a.close()
         await b.close()
     }
+
+    /// nats-server 2.9 answers nothing to a pull for a consumer that is gone: the pull times out,
+    /// the node looks the consumer up, makes it again, and it starts after the last message the
+    /// node pulled: the events stored meanwhile are imported, none twice.
+    @Test func anImportConsumerDeletedUnderARunningNodeIsMadeAgainAfterTheLastMessagePulled() async throws {
+        let server = try await NATSServerProcess.start()
+        defer { Task { await server.stop() } }
+        let b = try await NATSClusterBackend.open(ClusterTestSettings.make([server.url], node: "b"))
+        let js = b.jetStream
+        for n in 1...2 { _ = try await js.publish("herald.before", payload: Array(#"{"event":{"n":\#(n)}}"#.utf8)) }
+        var pulled: [String] = []
+        while pulled.count < 2 {
+            for delivery in try await b.imports.fetch(batch: 10, wait: .seconds(1)) {
+                pulled.append(String(decoding: delivery.message.payload, as: UTF8.self))
+                try await delivery.settle(.ack)
+            }
+        }
+        let deleted = try await b.connection.request("$JS.API.CONSUMER.DELETE.HERALD.herald-import-b", timeout: .seconds(5))
+        #expect(String(decoding: deleted.payload, as: UTF8.self).contains(#""success":true"#))
+        for n in 3...5 { _ = try await js.publish("herald.meanwhile", payload: Array(#"{"event":{"n":\#(n)}}"#.utf8)) }
+        // Each failed pull tried to make the consumer again; the pulls after it find the three
+        // (twenty pulls at most: a consumer made again from its creation on would find nothing).
+        var pulls = 0
+        while pulled.count < 5, pulls < 20 {
+            pulls += 1
+            do {
+                for delivery in try await b.imports.fetch(batch: 10, wait: .seconds(1)) {
+                    pulled.append(String(decoding: delivery.message.payload, as: UTF8.self))
+                    try await delivery.settle(.ack)
+                }
+            } catch {
+                continue
+            }
+        }
+        #expect(pulled == (1...5).map { #"{"event":{"n":\#($0)}}"# })
+        #expect(try await js.consumerInfo(stream: "HERALD", consumer: "herald-import-b").config.ackPolicy == .explicit)
+        await b.close()
+    }
 }
 
 /// What a cluster that cannot place the replicas answers, and that a node waits that out.

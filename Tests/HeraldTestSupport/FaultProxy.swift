@@ -10,7 +10,9 @@ import Darwin
 /// A TCP proxy of the tests' own on loopback, between a client and a server (a daemon and its
 /// nats-server, or two nats-servers' cluster routes), whose behaviour a test switches on command
 /// (``mode``): pass, delay every chunk read by a duration, blackhole (accept and read, drop
-/// everything, never reset), drop one direction only; ``resetAll()`` resets every connection.
+/// everything, never reset), drop one direction only, reset each connection inside a frame
+/// after some bytes, or hold the rest of a frame once a marker passed; ``resetAll()`` resets
+/// every connection.
 ///
 /// Every connection is pumped by two threads of its own (one per direction) with `poll(2)` and
 /// non-blocking sockets, never the cooperative pool. A connection that lost bytes while
@@ -29,6 +31,14 @@ public final class FaultProxy: Sendable {
         case dropToServer
         /// Drops what the server sends (towards the client); forwards the other way.
         case dropToClient
+        /// Forwards; each connection, once it carried `bytes` towards the client in this mode, is
+        /// reset inside a frame: the last byte the client gets is never a line end (every NATS
+        /// frame ends with one), so the client holds part of a frame when the RST comes.
+        case resetAfter(bytes: Int)
+        /// Forwards until bytes towards the client contain `marker`; passes the marker's first
+        /// half and holds everything after it (towards the client) until the mode changes, when the
+        /// held bytes go on. Towards the server everything passes.
+        case holdInside(marker: String)
 
         /// The mode in words (`delay 0.3 seconds`).
         public var description: String {
@@ -38,6 +48,8 @@ public final class FaultProxy: Sendable {
             case .blackhole: "blackhole"
             case .dropToServer: "drop to server"
             case .dropToClient: "drop to client"
+            case .resetAfter(let bytes): "reset inside a frame after \(bytes) bytes"
+            case .holdInside(let marker): "hold the rest of the frame after half of \(marker)"
             }
         }
 
@@ -46,7 +58,7 @@ public final class FaultProxy: Sendable {
             case .blackhole: true
             case .dropToServer: towardsServer
             case .dropToClient: !towardsServer
-            case .pass, .delay: false
+            case .pass, .delay, .resetAfter, .holdInside: false
             }
         }
 
@@ -71,6 +83,8 @@ public final class FaultProxy: Sendable {
         var closed = false
         var accepted = 0
         var resets = 0
+        var cutsInsideFrames = 0
+        var holds = 0
     }
 
     /// Listens on a free loopback port and starts accepting.
@@ -123,6 +137,12 @@ public final class FaultProxy: Sendable {
     /// Connections open now.
     public var open: Int { state.withLock { $0.links.count } }
 
+    /// Connections reset inside a frame so far (``Mode/resetAfter(bytes:)``).
+    public var cutsInsideFrames: Int { state.withLock { $0.cutsInsideFrames } }
+
+    /// Times a connection began holding the rest of a frame (``Mode/holdInside(marker:)``).
+    public var holds: Int { state.withLock { $0.holds } }
+
     /// Resets every open connection (an RST to both ends); new ones are accepted as the mode says.
     public func resetAll() {
         let links = state.withLock { state in
@@ -158,7 +178,14 @@ public final class FaultProxy: Sendable {
             }
             for towardsServer in [true, false] {
                 let thread = Thread { [self] in
-                    link.pump(towardsServer: towardsServer) { self.mode }
+                    link.pump(towardsServer: towardsServer, mode: { self.mode }, note: { note in
+                        self.state.withLock { state in
+                            switch note {
+                            case .cutInsideFrame: state.cutsInsideFrames += 1
+                            case .holding: state.holds += 1
+                            }
+                        }
+                    })
                     if link.finished() { state.withLock { _ = $0.links.removeValue(forKey: ObjectIdentifier(link)) } }
                 }
                 thread.name = "fault proxy \(name) \(towardsServer ? "→" : "←")"
@@ -235,8 +262,14 @@ final class Link: Sendable {
         return true
     }
 
+    /// What a pump tells its proxy.
+    enum Note {
+        case cutInsideFrame
+        case holding
+    }
+
     /// Moves bytes one way until the connection ends or is reset.
-    func pump(towardsServer: Bool, mode: () -> FaultProxy.Mode) {
+    func pump(towardsServer: Bool, mode: () -> FaultProxy.Mode, note: (Note) -> Void) {
         let source = towardsServer ? client : server
         let destination = towardsServer ? server : client
         guard source >= 0 else { return }
@@ -244,11 +277,25 @@ final class Link: Sendable {
         var sentOfHead = 0
         var sourceEnded = false
         var buffer = [UInt8](repeating: 0, count: 65536)
+        // `resetAfter`: bytes passed towards the client in that mode; a cut waiting for the queue.
+        var carried = 0
+        var resetWhenSent = false
+        // `holdInside`: the bytes held back while holding.
+        var held: [UInt8]?
         while !resetRequested {
             let current = mode()
             let now = ContinuousClock.now
+            if let bytes = held, !Self.holds(current) {
+                if !bytes.isEmpty { queue.append((now, bytes)) }
+                held = nil
+            }
+            if case .resetAfter = current {} else { carried = 0 }
+            if resetWhenSent, queue.isEmpty {
+                reset()
+                return
+            }
             let headDue = queue.first.map { $0.due <= now } ?? false
-            if sourceEnded, queue.isEmpty, current != .blackhole {
+            if sourceEnded, queue.isEmpty, held == nil, current != .blackhole {
                 if destination >= 0 { shutdown(destination, Int32(SHUT_WR)) }
                 return
             }
@@ -272,10 +319,35 @@ final class Link: Sendable {
                     if count > 0 {
                         // The mode when the bytes came, not when the poll began.
                         let current = mode()
+                        let chunk = Array(buffer[0..<count])
                         if current.drops(towardsServer: towardsServer) || destination < 0 {
                             state.withLock { $0.lostBytes = true }
+                        } else if resetWhenSent {
+                            // Cut: nothing after the cut reaches the client.
+                        } else if held != nil {
+                            held?.append(contentsOf: chunk)
+                        } else if !towardsServer, case .holdInside(let marker) = current,
+                                  let index = Self.firstIndex(of: Array(marker.utf8), in: chunk) {
+                            let cut = index + max(1, marker.utf8.count / 2)
+                            queue.append((ContinuousClock.now, Array(chunk[..<cut])))
+                            held = Array(chunk[cut...])
+                            note(.holding)
+                        } else if !towardsServer, case .resetAfter(let limit) = current, carried + count > limit {
+                            // Inside a frame: the last byte passed is not a line end.
+                            var cut = max(1, limit - carried)
+                            while cut < count, chunk[cut - 1] == UInt8(ascii: "\n") { cut += 1 }
+                            if cut < count {
+                                queue.append((ContinuousClock.now, Array(chunk[..<cut])))
+                                resetWhenSent = true
+                                note(.cutInsideFrame)
+                            } else {
+                                // The chunk ends a frame: the next one is cut after its first byte.
+                                carried = limit
+                                queue.append((ContinuousClock.now, chunk))
+                            }
                         } else {
-                            queue.append((ContinuousClock.now.advanced(by: current.delay), Array(buffer[0..<count])))
+                            if case .resetAfter = current, !towardsServer { carried += count }
+                            queue.append((ContinuousClock.now.advanced(by: current.delay), chunk))
                         }
                     } else if count == 0 {
                         sourceEnded = true
@@ -297,5 +369,19 @@ final class Link: Sendable {
                 }
             }
         }
+    }
+
+    static func holds(_ mode: FaultProxy.Mode) -> Bool {
+        if case .holdInside = mode { return true }
+        return false
+    }
+
+    /// Where `marker` starts in `bytes`, if it does.
+    static func firstIndex(of marker: [UInt8], in bytes: [UInt8]) -> Int? {
+        guard !marker.isEmpty, bytes.count >= marker.count else { return nil }
+        for start in 0...(bytes.count - marker.count) where bytes[start] == marker[0] {
+            if bytes[start..<(start + marker.count)].elementsEqual(marker) { return start }
+        }
+        return nil
     }
 }
