@@ -84,6 +84,19 @@ struct NemesisSchedule {
 
     /// Isolates server `index` with the daemon that lists it first (its routes and that
     /// daemon's links to the other servers, and the other daemons' links to it), or heals it.
+    /// Lets a fault last `duration` on the real clock. The one real-time wait of the nemesis, and
+    /// not a wait for an outcome (those await conditions): the daemons' leases and the servers'
+    /// elections run on real time in their own processes, so a fault that is to outlast a lease
+    /// must last that long in real time; no test clock can stand in for it.
+    static func keepFault(for duration: Duration) async throws {
+        try await ContinuousClock().sleep(for: duration)
+    }
+
+    /// Lets a fault last until `end` on the real clock (see ``keepFault(for:)``).
+    static func keepFault(until end: ContinuousClock.Instant) async throws {
+        try await ContinuousClock().sleep(until: end)
+    }
+
     static func split(_ rig: NemesisRig, isolating index: Int, _ mode: FaultProxy.Mode) {
         let server = "n\(index + 1)"
         for (name, proxy) in rig.routes where name.hasPrefix(server + "→") || name.hasSuffix("→" + server) { proxy.mode = mode }
@@ -117,13 +130,13 @@ struct NemesisSchedule {
             case .pauseDaemon:
                 rig.pause(node)
                 journal.record("pause", node)
-                try await ContinuousClock().sleep(for: hold)
+                try await Self.keepFault(for: hold)
                 rig.resume(node)
                 journal.record("resume", node)
             case .killDaemon:
                 await rig.kill9(node)
                 journal.record("kill -9", node)
-                try await ContinuousClock().sleep(for: hold)
+                try await Self.keepFault(for: hold)
                 try rig.start(node)
                 journal.record("start", node)
             case .blackholeDaemon, .dropToServer, .dropToClient, .delayDaemon:
@@ -135,7 +148,7 @@ struct NemesisSchedule {
                 }
                 rig.cut(node, mode)
                 journal.record(mode.description, node)
-                try await ContinuousClock().sleep(for: hold)
+                try await Self.keepFault(for: hold)
                 rig.cut(node, .pass)
                 journal.record("pass", node)
             case .resetDaemon:
@@ -144,23 +157,23 @@ struct NemesisSchedule {
             case .freezeServer:
                 rig.servers[server].freeze()
                 journal.record("SIGSTOP", "n\(server + 1)")
-                try await ContinuousClock().sleep(for: hold)
+                try await Self.keepFault(for: hold)
                 rig.servers[server].thaw()
                 journal.record("SIGCONT", "n\(server + 1)")
             case .killServer:
                 await rig.servers[server].halt(crash: true)
                 journal.record("kill -9", "n\(server + 1)")
-                try await ContinuousClock().sleep(for: hold)
+                try await Self.keepFault(for: hold)
                 try await rig.servers[server].restart()
                 journal.record("start", "n\(server + 1)")
             case .split:
                 Self.split(rig, isolating: server, .blackhole)
                 journal.record("split", "n\(server + 1) with \(NemesisRig.nodes[server])")
-                try await ContinuousClock().sleep(for: hold)
+                try await Self.keepFault(for: hold)
                 Self.split(rig, isolating: server, .pass)
                 journal.record("heal", "n\(server + 1)")
             }
-            try await ContinuousClock().sleep(for: gap)
+            try await Self.keepFault(for: gap)  // the healed time between two faults, as long in real time
         }
         return counts
     }

@@ -117,7 +117,7 @@ struct NemesisTests {
             try await rig.until("a todo posted by a node other than the paused \(holder)") {
                 rig.watcher.events.contains { $0.subject == Self.posted && $0.node != holder && $0.time > pausedAt }
             }
-            try await ContinuousClock().sleep(until: paused + Self.leaseTTL * 2)
+            try await NemesisSchedule.keepFault(until: paused + Self.leaseTTL * 2)
             rig.resume(holder)
             let resumedAt = Date()
             journal.record("resume", holder)
@@ -152,7 +152,7 @@ struct NemesisTests {
             rig.pause(holder)
             journal.record("pause mid-load", holder)
             _ = try await rig.settledHolder(other: holder, since: pausedAt)
-            try await ContinuousClock().sleep(until: paused + Self.leaseTTL * 2)
+            try await NemesisSchedule.keepFault(until: paused + Self.leaseTTL * 2)
             rig.resume(holder)
             let resumedAt = Date()
             journal.record("resume", holder)
@@ -255,7 +255,7 @@ struct NemesisTests {
             try await rig.until("\(holder) given half of a publish's ack") { proxy.holds > 0 }
             rig.servers[0].freeze()
             journal.record("SIGSTOP", "n1")
-            try await ContinuousClock().sleep(for: Self.leaseTTL * 2)
+            try await NemesisSchedule.keepFault(for: Self.leaseTTL * 2)
             rig.servers[0].thaw()
             journal.record("SIGCONT", "n1")
             rig.cut(holder, .pass)
