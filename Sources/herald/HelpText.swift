@@ -71,7 +71,7 @@ enum HelpText {
               -h, --help         show this help
             """
         case "post": """
-            USAGE: herald post TEXT [--media FILE] [--config PATH] [--service NAME]
+            USAGE: herald post TEXT [--media FILE] [--reply-to ID] [--config PATH] [--service NAME]
 
             Posts one status through the configuration's twitter service (v1.1 or X API v2) or,
             with --service or when there is no twitter service, its mastodon service, with an MP4
@@ -88,6 +88,7 @@ enum HelpText {
 
             OPTIONS:
               --media FILE       attach this MP4 video
+              --reply-to ID      post as a reply to the post (status) with this id
               --config PATH      the configuration (default: config.json)
               --service NAME     the twitter or mastodon service to use (default: the only
                                  twitter service, else the only mastodon service)

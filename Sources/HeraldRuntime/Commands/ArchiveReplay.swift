@@ -162,10 +162,11 @@ public struct ArchiveReplay: Sendable {
     /// The rendered content in one line: `text "…"` (with its media), or `object in todos {…}`.
     static func describe(_ content: PostIntent.Content) -> String {
         switch content {
-        case .status(let text, let media):
-            return "text \(quoted(text))" + (media.map { " with media \($0)" } ?? "")
+        case .status(let text, let media, let inReplyTo):
+            return "text \(quoted(text))" + (media.map { " with media \($0)" } ?? "") + (inReplyTo.map { " in reply to \($0)" } ?? "")
         case .mastodonStatus(let status):
             return "text \(quoted(status.text))" + (status.media.map { " with media \($0)" } ?? "")
+                + (status.inReplyTo.map { " in reply to \($0)" } ?? "")
         case .object(let bucket, let fields):
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
