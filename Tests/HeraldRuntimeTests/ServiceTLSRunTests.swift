@@ -38,6 +38,12 @@ import Testing
         return writer.lines
     }
 
+    /// Whether both items' posts ended (sent or failed), or the load failed (then no post comes).
+    @Sendable static func postsEndedOrLoadFailed(_ lines: [String]) -> Bool {
+        lines.contains { $0.contains("loader.private.failed") }
+            || lines.filter { $0.contains("post.notify.sent") || $0.contains("post.notify.failed") }.count >= 2
+    }
+
     static func withServer(_ body: (TLSTestServer, TestCertificates, URL) async throws -> Void) async throws {
         let certificates = try await TestCertificates.make()
         defer { certificates.remove() }
@@ -57,9 +63,7 @@ import Testing
     @Test func aFeedAndAWebhookOnAPrivateCAWorkWithTheirCAFile() async throws {
         try await Self.withServer { server, certificates, state in
             let configuration = try Self.configuration(server: server, caFile: certificates.caFile, state: state, feedCA: true, hookCA: true)
-            let lines = try await Self.run(configuration) { lines in
-                lines.filter { $0.contains("post.notify.sent") || $0.contains("post.notify.failed") }.count >= 2
-            }
+            let lines = try await Self.run(configuration, until: Self.postsEndedOrLoadFailed)
             #expect(lines.contains { $0.contains("loader.private.finished") && $0.hasSuffix("private: 2 items, 2 new") }, "\(lines)")
             #expect(lines.filter { $0.contains("post.notify.sent") }.count == 2, "\(lines)")
             #expect(!lines.contains { $0.contains("certificate verify failed") }, "\(lines)")
@@ -69,7 +73,9 @@ import Testing
     @Test func aFeedOnAPrivateCAIsRefusedWithoutItsCAFile() async throws {
         try await Self.withServer { server, certificates, state in
             let configuration = try Self.configuration(server: server, caFile: certificates.caFile, state: state, feedCA: false, hookCA: true)
-            let lines = try await Self.run(configuration) { $0.contains { $0.contains("loader.private.failed") } }
+            let lines = try await Self.run(configuration) { lines in
+                lines.contains { $0.contains("loader.private.failed") || $0.contains("loader.private.finished") }
+            }
             // A load failure keeps the kind, not the transport's underlying text (LoadError copies
             // no more); the first test shows the same server and CA work once the caFile is set.
             let failed = lines.first { $0.contains("loader.private.failed") } ?? ""
@@ -81,10 +87,11 @@ import Testing
     @Test func aWebhookOnAPrivateCAIsRefusedWithoutItsCAFile() async throws {
         try await Self.withServer { server, certificates, state in
             let configuration = try Self.configuration(server: server, caFile: certificates.caFile, state: state, feedCA: true, hookCA: false)
-            let lines = try await Self.run(configuration) { lines in lines.filter { $0.contains("post.notify.failed") }.count >= 2 }
+            let lines = try await Self.run(configuration, until: Self.postsEndedOrLoadFailed)
             #expect(lines.contains { $0.contains("loader.private.finished") }, "\(lines)")
             #expect(!lines.contains { $0.contains("post.notify.sent") }, "\(lines)")
             let failures = lines.filter { $0.contains("post.notify.failed") }
+            #expect(failures.count == 2, "\(lines)")
             #expect(failures.allSatisfy { $0.contains("certificate verify failed") }, "\(failures)")
         }
     }
