@@ -92,12 +92,11 @@ let package = Package(
         ),
 
         // Helpers shared by the test targets: the one process runner, sandbox harness, settable date
-        // and lock, a service group run until stopped, curl as a real client, nats-server.
-        .target(name: "HeraldTestSupport", dependencies: ["HeraldSync", "HeraldLifecycle", "HeraldTesting", "HeraldSandbox", "HeraldServices"],
-                path: "Tests/HeraldTestSupport"),
+        // and lock, a service group run until stopped, curl as a real client, nats-server, an HTTPS server.
+        .target(name: "HeraldTestSupport", dependencies: ["HeraldSync", "HeraldLifecycle", "HeraldTesting", "HeraldSandbox", "HeraldServices", "HeraldIO"],
+                path: "Tests/HeraldTestSupport", exclude: ["tls_server.py"]),
         .testTarget(
-            name: "HeraldServicesTests", dependencies: ["HeraldTesting", "HeraldServices", "HeraldSandbox", "HeraldHTTP", "HeraldTestSupport", "HeraldSync", "HeraldIO"],
-            exclude: ["Support/tls_server.py"]
+            name: "HeraldServicesTests", dependencies: ["HeraldTesting", "HeraldServices", "HeraldSandbox", "HeraldHTTP", "HeraldTestSupport", "HeraldSync", "HeraldIO"]
         ),
         .testTarget(name: "HeraldSandboxTests", dependencies: ["HeraldSandbox", "HeraldHTTP", "HeraldTestSupport", "HeraldSync", "HeraldIO"]),
 

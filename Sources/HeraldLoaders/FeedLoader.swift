@@ -5,7 +5,7 @@ import HeraldServices
 /// Reads an RSS 2.0, RSS 1.0 or Atom 1.0 feed and announces the items not seen before.
 ///
 /// Each ``load()`` makes one conditional GET (see ``FeedClient``) and publishes one
-/// ``FeedItemsLoaded`` or ``LoadFailed``. The ids of the last ``seenLimit`` items and the
+/// ``FeedItemsLoaded`` or ``LoadFailed``. The ids of the last ``seenLimit`` items (by default) and the
 /// feed's `ETag` / `Last-Modified` are kept in the state file, so a restart announces nothing
 /// twice and the server can answer 304 (a finished load with nothing new). Every id of the
 /// current document is kept as most recently seen, so an item still in the feed is never
@@ -14,7 +14,7 @@ import HeraldServices
 /// A 429, or a 503 with `Retry-After`, fails as rate limited with the time to come back, which
 /// the schedule honours; other failures back off as usual.
 public actor FeedLoader: StatefulLoader {
-    /// The most item ids remembered.
+    /// The most item ids remembered, unless the loader is made with another limit.
     public static let seenLimit = 5_000
 
     /// The loader's id.
@@ -22,6 +22,8 @@ public actor FeedLoader: StatefulLoader {
     /// The feed's URL.
     public nonisolated let url: URL
     private let client: FeedClient
+    /// The most item ids this loader remembers.
+    private let limit: Int
     let bus: EventBus
     let store: any LoaderStateStorage
     nonisolated let kind = "feed"
@@ -29,14 +31,17 @@ public actor FeedLoader: StatefulLoader {
     var running: Task<LoadOutcome, Never>?
     var writeFailureReported = false
 
-    /// Creates a loader.
+    /// Creates a loader that remembers the ids of the last `seenLimit` items (at least 1; a feed
+    /// holding more items than that announces its oldest ones again).
     ///
     /// - Throws: ``LoaderSetupError/invalidID(_:)`` when `id` cannot be a topic token.
-    public init(id: String, url: URL, client: FeedClient, bus: EventBus, stateStore: any LoaderStateStorage = .none) throws(LoaderSetupError) {
+    public init(id: String, url: URL, client: FeedClient, bus: EventBus, stateStore: any LoaderStateStorage = .none,
+                seenLimit: Int = FeedLoader.seenLimit) throws(LoaderSetupError) {
         try LoaderTopics.validate(id: id)
         self.id = id
         self.url = url
         self.client = client
+        self.limit = max(1, seenLimit)
         self.bus = bus
         self.store = stateStore
     }
@@ -58,7 +63,7 @@ public actor FeedLoader: StatefulLoader {
         // The document's ids become the most recent, oldest of them (the last, in a feed) first.
         let current = document.items.map(\.id)
         let currentSet = Set(current)
-        next.seen = Array((previous.seen.filter { !currentSet.contains($0) } + current.reversed()).suffix(Self.seenLimit))
+        next.seen = Array((previous.seen.filter { !currentSet.contains($0) } + current.reversed()).suffix(limit))
         let event = FeedItemsLoaded(loader: id, url: url.absoluteString, format: document.format.rawValue, title: document.title,
                                     itemCount: document.items.count, newItems: fresh, movedTo: fetched.movedTo?.absoluteString,
                                     duplicateItems: document.duplicateItems, itemsWithoutID: document.itemsWithoutID)

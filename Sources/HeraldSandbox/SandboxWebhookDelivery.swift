@@ -1,8 +1,17 @@
 import Foundation
 
 /// One delivery the sandbox's webhook receiver (`/_sandbox/webhooks`) got: its Standard
-/// Webhooks headers and its body exactly as sent, and what the receiver made of it.
+/// Webhooks headers, every header field, its body exactly as sent, and what the receiver made
+/// of it.
 public struct SandboxWebhookDelivery: Sendable, Hashable {
+    /// One header field as it arrived.
+    public struct Header: Sendable, Hashable {
+        /// The name, in the case sent.
+        public var name: String
+        /// The value.
+        public var value: String
+    }
+
     /// `webhook-id`, if sent.
     public var id: String?
     /// `webhook-timestamp`, if sent.
@@ -11,6 +20,8 @@ public struct SandboxWebhookDelivery: Sendable, Hashable {
     public var signature: String?
     /// `Content-Type`, if sent.
     public var contentType: String?
+    /// Every header field, in the order sent (the extra `headers` of a webhook service among them).
+    public var headers: [Header] = []
     /// The body, byte for byte.
     public var body: Data
     /// Whether it was answered 200.

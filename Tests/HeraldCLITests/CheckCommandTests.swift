@@ -203,6 +203,22 @@ import HeraldTestSupport
     }
 
     @Test
+    func anInsecureWebhookAndAnInsecureFeedAreValidButWarnedAbout() async throws {
+        let herald = try #require(Self.herald)
+        let file = try temporaryConfig("""
+            {"services": {"hook": {"kind": "webhook", "url": "https://hooks.example/h", "insecure": true}},
+             "loaders": {"blog": {"kind": "feed", "url": "https://feeds.example/atom.xml", "every": "15m", "insecure": true}}}
+            """)
+        defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
+        let result = try #require(try await ChildProcess.run(herald, ["check", "--config", file.path]))
+        #expect(result.status == 0, "\(result.stderr)")
+        let warnings = result.stderr.split(separator: "\n")
+        #expect(warnings.count == 2, "\(result.stderr)")
+        #expect(warnings.first?.hasPrefix("herald: warning: services.hook.insecure: certificate and host-name verification are off") == true)
+        #expect(warnings.last?.hasPrefix("herald: warning: loaders.blog.insecure: certificate and host-name verification are off") == true)
+    }
+
+    @Test
     func aCAFileThatDoesNotExistIsAnError() async throws {
         let herald = try #require(Self.herald)
         let file = try temporaryConfig("""

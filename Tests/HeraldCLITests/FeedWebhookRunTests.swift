@@ -46,9 +46,15 @@ import Darwin
     }
 
     struct Delivery: Decodable {
+        struct Header: Decodable {
+            var name: String
+            var value: String
+        }
+
         var id: String?
         var timestamp: String?
         var signature: String?
+        var headers: [Header]
         var body: String
         var accepted: Bool
         var verified: Bool
@@ -93,6 +99,14 @@ print(json.dumps([wh.verify(d["body"].encode("utf-8"), {"webhook-id": d["id"], "
 
         let deliveries = try await Self.deliveries(sandbox.url)
         #expect(deliveries.count == 5 && deliveries.allSatisfy { $0.accepted && $0.verified && !$0.duplicate })
+        // The service's extra header arrives with each delivery; the secret is in no header (the
+        // signature is an HMAC made with it, not the secret).
+        let secretKey = String(Self.secret.dropFirst("whsec_".count))
+        for delivery in deliveries {
+            #expect(delivery.headers.filter { $0.name.lowercased() == "x-herald-test" }.map(\.value) == ["yes"], "\(delivery.headers)")
+            #expect(delivery.headers.contains { $0.name.lowercased() == "webhook-signature" })
+            #expect(!delivery.headers.contains { $0.value.contains(Self.secret) || $0.value.contains(secretKey) }, "\(delivery.headers)")
+        }
         let bodies = try deliveries.map { try #require(try JSONSerialization.jsonObject(with: Data($0.body.utf8)) as? [String: Any]) }
         #expect(bodies.allSatisfy { ($0["link"] as? String)?.hasPrefix(sandbox.url.absoluteString + "/news/") == true })
         #expect(bodies.allSatisfy { $0["feed"] as? String == "Herald sandbox news (Atom)" && ($0["categories"] as? [String]) == ["sandbox"] })

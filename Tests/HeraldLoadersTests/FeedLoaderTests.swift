@@ -3,6 +3,7 @@ import Herald
 import HeraldLoaders
 import HeraldSandbox
 import HeraldServices
+import HeraldSync
 import Testing
 
 /// The feed loader against the sandbox's growing feeds, on the harness's test time.
@@ -83,6 +84,49 @@ import Testing
                 return
             }
             #expect(error.status == 404)
+        }
+    }
+
+    /// Serves the RSS document of the ids set last (newest first), with no validators, so every
+    /// load reads the whole feed.
+    final class SettableFeed: HTTPTransport {
+        private let ids = SyncLock<[String]>([])
+
+        func set(_ ids: [String]) { self.ids.withLock { $0 = ids } }
+
+        func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+            let items = ids.withLock { $0 }.map { "<item><guid>\($0)</guid><title>Item \($0)</title></item>" }.joined()
+            let body = #"<?xml version="1.0"?><rss version="2.0"><channel><title>Settable</title>"# + items + "</channel></rss>"
+            return HTTPResponse(status: 200, headers: ["Content-Type": "application/rss+xml"], body: Data(body.utf8))
+        }
+    }
+
+    @Test func pastTheSeenLimitTheOldestIDsAreForgottenFirstAndThoseStillInTheFeedAreKept() async throws {
+        try await LoaderHarness.run { harness in
+            let feed = SettableFeed()
+            let time = harness.time
+            // Four ids remembered; the feed always shows three items, "pinned" last (the oldest).
+            let loader = try FeedLoader(id: "bounded", url: URL(string: "https://feeds.example/rss")!,
+                                        client: FeedClient(transport: feed, now: { time.now }), bus: harness.bus,
+                                        stateStore: harness.store, seenLimit: 4)
+            feed.set(["n2", "n1", "pinned"])
+            #expect(await loader.load() == .finished(items: 3, new: 3))
+            // Nine ids in all go past the limit of four; "pinned" stays in the feed throughout.
+            for newest in 3...8 {
+                feed.set(["n\(newest)", "n\(newest - 1)", "pinned"])
+                #expect(await loader.load() == .finished(items: 3, new: 1), "load with n\(newest)")
+            }
+            let announced = harness.recorder.events(FeedItemsLoaded.self).flatMap { $0.newItems.map(\.id) }
+            #expect(announced == ["n2", "n1", "pinned", "n3", "n4", "n5", "n6", "n7", "n8"])
+            // What is remembered now: the four most recently seen, "pinned" among them.
+            let saved = try String(contentsOf: harness.stateDirectory.appendingPathComponent("bounded.json"), encoding: .utf8)
+            let state = try #require(try JSONSerialization.jsonObject(with: Data(saved.utf8)) as? [String: Any])
+            #expect(state["seen"] as? [String] == ["n6", "pinned", "n7", "n8"], "\(saved)")
+            // n5 left the feed before n6 did, so it was forgotten first: it is new again, n6 and
+            // "pinned" are not.
+            feed.set(["n6", "n5", "pinned"])
+            #expect(await loader.load() == .finished(items: 3, new: 1))
+            #expect(harness.recorder.events(FeedItemsLoaded.self).last?.newItems.map(\.id) == ["n5"])
         }
     }
 }

@@ -18,6 +18,23 @@ import Testing
     }
 
     @Test
+    func aFeedsCAFileOrInsecureKeepsItsStateAndANewURLDoesNot() throws {
+        func feeds(_ blog: [String: Any]) throws -> HeraldConfiguration {
+            try Self.configuration { object in
+                var loaders = object["loaders"] as! [String: Any]
+                loaders["blog"] = ["kind": "feed", "url": "https://feeds.example/atom.xml", "every": "15m"].merging(blog) { $1 }
+                object["loaders"] = loaders
+            }
+        }
+        let old = try feeds([:])
+        let insecure = ConfigDifference(from: old, to: try feeds(["insecure": true]))
+        #expect(insecure.changedLoaders == ["blog"] && insecure.loadersWithNewIdentity.isEmpty)
+        #expect(insecure.lines.contains("loaders.blog: changed (state kept)"))
+        let moved = ConfigDifference(from: old, to: try feeds(["url": "https://feeds.example/rss.xml"]))
+        #expect(moved.loadersWithNewIdentity == ["blog"])
+    }
+
+    @Test
     func aNewIntervalKeepsTheLoadersStateAndANewRequestDoesNot() throws {
         let old = try Self.configuration()
         let new = try Self.configuration { object in

@@ -101,9 +101,9 @@ import Testing
         let schema = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
         let definitions = try #require(schema["$defs"] as? [String: Any])
         let service = try #require(definitions["webhookService"] as? [String: Any])
-        #expect((service["properties"] as? [String: Any])?.keys.sorted() == ["headers", "kind", "secret", "timeout", "url"])
+        #expect((service["properties"] as? [String: Any])?.keys.sorted() == ["caFile", "headers", "insecure", "kind", "secret", "timeout", "url"])
         let loader = try #require(definitions["feedLoader"] as? [String: Any])
-        #expect((loader["properties"] as? [String: Any])?.keys.sorted() == ["backoff", "every", "jitter", "kind", "maxBytes", "timeout", "url"])
+        #expect((loader["properties"] as? [String: Any])?.keys.sorted() == ["backoff", "caFile", "every", "insecure", "jitter", "kind", "maxBytes", "timeout", "url"])
         let rule = try #require(definitions["postRule"] as? [String: Any])
         #expect((rule["properties"] as? [String: Any])?["body"] != nil)
     }

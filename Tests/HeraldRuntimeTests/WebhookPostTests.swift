@@ -11,11 +11,12 @@ import Testing
 extension PostHarness {
     static let webhookSecret = WebhookSecret(key: Array("the sandbox receiver's 32-byte key".utf8))
 
-    func webhookScheduler(transport: (any HTTPTransport)? = nil, retry: PostScheduler.RetryPolicy = .init()) throws -> PostScheduler {
+    func webhookScheduler(transport: (any HTTPTransport)? = nil, retry: PostScheduler.RetryPolicy = .init(),
+                          headers: [String: String] = [:]) throws -> PostScheduler {
         let body = try WebhookBodyTemplate(.object(["text": .string("New todo: {{description}}"), "id": .string("{{_id}}")]))
         let rule = PostRule(name: "hook", on: "loader.todos.finished", scope: .newItems, service: "hook", target: .webhook(body))
         let client = WebhookClient(url: sandbox.baseURL.appendingPathComponent("_sandbox/webhooks"), secret: Self.webhookSecret,
-                                   timeout: .seconds(120), transport: transport ?? self.transport)
+                                   headers: headers, timeout: .seconds(120), transport: transport ?? self.transport)
         return scheduler([rule], services: ["hook": WebhookPostService(client: client)], retry: retry)
     }
 }
@@ -59,6 +60,27 @@ final class FirstAttemptDeadline: HTTPTransport {
             let sent = harness.recorder.events(PostSent.self)
             #expect(sent.map(\.id) == deliveries.map(\.id))
             #expect(sent.map { WebhookSignature.messageID(forKey: $0.key) } == deliveries.compactMap(\.id))
+        }
+    }
+
+    @Test func theExtraHeadersArriveAndTheSecretInNone() async throws {
+        try await PostHarness.run(Self.configure) { harness in
+            let headers = ["X-Team": "ops", "Authorization": "Bearer abc"]
+            let scheduler = try harness.webhookScheduler(headers: headers)
+            let running = await RunningGroup("scheduler", scheduler.service(on: harness.bus))
+            try await harness.announce(PostHarness.todos(["with headers"]))
+            #expect(await harness.recorder.wait(for: 1, PostSent.self))
+            await running.stop()
+            let delivery = try #require(harness.sandbox.webhookDeliveries().first)
+            #expect(delivery.verified)
+            for (name, value) in headers {
+                #expect(delivery.headers.filter { $0.name.lowercased() == name.lowercased() }.map(\.value) == [value], "\(delivery.headers)")
+            }
+            // Signed with the key, never carrying it: not as bytes, not in base64.
+            let key = PostHarness.webhookSecret.key
+            let keyText = String(decoding: key, as: UTF8.self), keyBase64 = Data(key).base64EncodedString()
+            #expect(delivery.headers.contains { $0.name.lowercased() == "webhook-signature" })
+            #expect(!delivery.headers.contains { $0.value.contains(keyText) || $0.value.contains(keyBase64) }, "\(delivery.headers)")
         }
     }
 

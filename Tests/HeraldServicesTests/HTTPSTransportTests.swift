@@ -12,13 +12,13 @@ import Testing
 
     /// Runs `body` with fresh certificates and a server presenting the one for
     /// localhost / 127.0.0.1 (or the wrong-name one).
-    static func withServer(wrongName: Bool = false,
+    static func withServer(wrongName: Bool = false, maximumVersion: TLSTestServer.MaximumVersion? = nil,
                            _ body: (TLSTestServer, TestCertificates) async throws -> Void) async throws {
         let certificates = try await TestCertificates.make()
         defer { certificates.remove() }
         let server = try TLSTestServer(
             certificate: wrongName ? certificates.wrongCertificate : certificates.serverCertificate,
-            key: wrongName ? certificates.wrongKey : certificates.serverKey)
+            key: wrongName ? certificates.wrongKey : certificates.serverKey, maximumVersion: maximumVersion)
         do {
             try await body(server, certificates)
         } catch {
@@ -70,6 +70,35 @@ import Testing
             #expect(refused?.underlying?.contains("certificate verify failed") == true, "\(String(describing: refused))")
             let accepted = try await transport.send(HTTPRequest(url: server.url("/count"), tls: TLSConfiguration(insecure: true)))
             #expect(accepted.status == 200)
+        }
+    }
+
+    /// TLS 1.2 is the oldest version spoken: a server that offers TLS 1.1 at most (the test lowers
+    /// its OpenSSL security level to 0 so it can offer 1.1 at all) is refused in the handshake.
+    @Test func aServerOfferingOnlyTLS11IsRefusedWithAClearError() async throws {
+        try await Self.withServer(maximumVersion: .tls11) { server, certificates in
+            let error = await serviceError {
+                try await SocketHTTPTransport().send(HTTPRequest(url: server.url("/count"), tls: TLSConfiguration(caFile: certificates.caFile)))
+            }
+            #expect(error?.kind == .transport)
+            // The server answers the client's TLS 1.2+ hello with a protocol_version alert (or, if it
+            // picks 1.1 anyway, the client refuses it as an unsupported protocol). The reason is
+            // pinned because the system OpenSSL's security level would refuse TLS 1.1 later anyway:
+            // with a minimum of TLS 1.0 the handshake gets to 1.1 and fails on "legacy sigalg
+            // disallowed or unsupported" instead, which this test does not accept.
+            let reason = error?.underlying ?? ""
+            #expect(reason.contains("alert protocol version") || reason.contains("unsupported protocol"), "\(String(describing: error))")
+        }
+    }
+
+    @Test(.timeLimit(.minutes(5))) func aHeldAnswerEndsAtTheRequestsDeadline() async throws {
+        try await Self.withServer { server, certificates in
+            // The server holds its answer for ten minutes; the request's own deadline is two seconds.
+            let request = HTTPRequest(url: server.url("/hold?seconds=600"), timeout: .seconds(2),
+                                      tls: TLSConfiguration(caFile: certificates.caFile))
+            let error = await serviceError { try await SocketHTTPTransport().send(request) }
+            #expect(error?.kind == .timeout, "\(String(describing: error))")
+            #expect(error?.description.contains("timed out after") == true, "\(String(describing: error))")
         }
     }
 

@@ -5,8 +5,8 @@ import HeraldSubscribers
 
 /// The `feed` loader, the `webhook` service and webhook post rules of `config.json`.
 extension ConfigLoader {
-    /// A feed loader's own keys.
-    static let feedLoaderKeys = ["url", "timeout", "maxBytes"]
+    /// A feed loader's own keys (with `caFile` and `insecure` for an https feed).
+    static let feedLoaderKeys = ["url", "timeout", "maxBytes"] + tlsKeys
     /// The fields of a feed loader's `finished` event and of its new items.
     static let feedEventFields: (event: Set<String>, item: Set<String>?) = (
         ["loader", "url", "format", "title", "itemCount", "newItems", "notModified", "movedTo", "duplicateItems", "itemsWithoutID"],
@@ -18,8 +18,12 @@ extension ConfigLoader {
         "transfer-encoding",
     ]
 
-    /// `"url"`: an http(s) URL or `"sandbox:/path"`; `"timeout"`; `"maxBytes"` (1 KiB … 64 MiB).
-    func readFeedLoader(_ fields: [String: ConfigJSON], at path: String, _ reader: ConfigReader) -> FeedSettings? {
+    /// `"url"`: an http(s) URL or `"sandbox:/path"`; `"timeout"`; `"maxBytes"` (1 KiB … 64 MiB);
+    /// `"caFile"` / `"insecure"` for an https feed, as a service's.
+    func readFeedLoader(_ fields: [String: ConfigJSON], at path: String, baseDirectory: URL, _ reader: ConfigReader) -> FeedSettings? {
+        let hasTLS = fields["caFile"] != nil || fields["insecure"] != nil
+        let tls = readTLS(fields, at: path, baseDirectory: baseDirectory, reader)
+        if hasTLS, tls == nil { return nil }
         let timeout = reader.duration(fields, "timeout", at: path, positive: true)
         let maxBytes = reader.integer(fields, "maxBytes", at: path, in: 1024...(64 * 1024 * 1024))
         if fields["maxBytes"] != nil, maxBytes == nil { return nil }
@@ -38,13 +42,15 @@ extension ConfigLoader {
             }
             location = .url(url)
         }
-        return FeedSettings(location: location, timeout: timeout, maxBytes: maxBytes ?? FeedClient.defaultMaxBytes)
+        return FeedSettings(location: location, timeout: timeout, maxBytes: maxBytes ?? FeedClient.defaultMaxBytes, tls: tls)
     }
 
     /// `{"kind": "webhook", "url": URL | "sandbox" | {"env": …}, "secret": "whsec_…" | {"env": …},
-    /// "headers": {name: value | {"env": …}}, "timeout": duration}`.
+    /// "headers": {name: value | {"env": …}}, "timeout": duration, "caFile": path, "insecure": bool}`
+    /// (the TLS keys are read with every service's, by ``readServicesTLS(_:baseDirectory:_:)``).
     func readWebhookService(_ value: ConfigJSON, at path: String, _ reader: ConfigReader) -> ServiceConfiguration? {
-        guard let fields = reader.object(value, at: path, allowed: ["kind", "url", "secret", "headers", "timeout"]) else { return nil }
+        let allowed = ["kind", "url", "secret", "headers", "timeout"] + Self.tlsKeys
+        guard let fields = reader.object(value, at: path, allowed: allowed) else { return nil }
         var valid = true
         var endpoint: Endpoint?
         switch fields["url"] {

@@ -16,7 +16,7 @@ extension ConfigLoader {
     public static let minimumSandboxLoaderInterval: Duration = .milliseconds(100)
 
     func readLoaders(_ value: ConfigJSON?, services: [String: ServiceConfiguration?]?, onSandbox: Set<String>,
-                     _ reader: ConfigReader) -> [String: LoaderConfiguration] {
+                     baseDirectory: URL, _ reader: ConfigReader) -> [String: LoaderConfiguration] {
         guard let value else {
             reader.report("loaders", "required")
             return [:]
@@ -27,13 +27,14 @@ extension ConfigLoader {
         }
         var loaders: [String: LoaderConfiguration] = [:]
         for id in entries.keys.sorted() {
-            if let loader = readLoader(id, entries[id] ?? .null, services: services, onSandbox: onSandbox, reader) { loaders[id] = loader }
+            if let loader = readLoader(id, entries[id] ?? .null, services: services, onSandbox: onSandbox,
+                                       baseDirectory: baseDirectory, reader) { loaders[id] = loader }
         }
         return loaders
     }
 
     private func readLoader(_ id: String, _ value: ConfigJSON, services: [String: ServiceConfiguration?]?, onSandbox: Set<String>,
-                            _ reader: ConfigReader) -> LoaderConfiguration? {
+                            baseDirectory: URL, _ reader: ConfigReader) -> LoaderConfiguration? {
         let path = "loaders.\(id)"
         var idValid = true
         if (try? LoaderTopics.validate(id: id)) == nil || !id.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }) {
@@ -90,7 +91,7 @@ extension ConfigLoader {
         case "mastodon":
             kind = readMastodonLoader(fields, at: path, reader).map { .mastodon($0) }
         case "feed":
-            kind = readFeedLoader(fields, at: path, reader).map { .feed($0) }
+            kind = readFeedLoader(fields, at: path, baseDirectory: baseDirectory, reader).map { .feed($0) }
         default:
             kind = nil
         }

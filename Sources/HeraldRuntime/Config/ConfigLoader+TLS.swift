@@ -2,8 +2,9 @@ import Foundation
 import HeraldIO
 
 extension ConfigLoader {
-    /// The keys every service takes for `https`: `"caFile"` (a PEM file of private roots, trusted
-    /// instead of the system's store) and `"insecure"` (true turns verification off).
+    /// The keys every service, and a feed loader, takes for `https`: `"caFile"` (a PEM file of
+    /// private roots, trusted instead of the system's store) and `"insecure"` (true turns
+    /// verification off).
     static let tlsKeys = ["caFile", "insecure"]
 
     /// The TLS settings of the services that have any, by name. A `caFile` is resolved against
@@ -13,33 +14,41 @@ extension ConfigLoader {
         guard case .object(let entries)? = value else { return [:] }
         var settings: [String: TLSConfiguration] = [:]
         for name in entries.keys.sorted() {
-            guard case .object(let fields)? = entries[name], fields["caFile"] != nil || fields["insecure"] != nil else { continue }
-            let path = "services.\(name)"
-            var tls = TLSConfiguration()
-            var valid = true
-            switch fields["insecure"] {
-            case nil: break
-            case .bool(let flag)?: tls.insecure = flag
-            case let other?:
-                reader.report("\(path).insecure", "expected true or false, got \(reader.shown(other, at: "\(path).insecure"))")
-                valid = false
-            }
-            if fields["caFile"] != nil {
-                tls.caFile = readableFile(fields, "caFile", at: path, baseDirectory: baseDirectory, reader)
-                valid = valid && tls.caFile != nil
-            }
-            if tls.insecure && fields["caFile"] != nil {
-                reader.report("\(path).insecure", "cannot be true with a caFile: the caFile is for verifying, insecure turns verifying off")
-                valid = false
-            }
-            if case .string(let url)? = fields["url"], !url.lowercased().hasPrefix("https://") {
-                let key = fields["caFile"] != nil ? "caFile" : "insecure"
-                reader.report("\(path).\(key)", "applies to https only, and the url is \(url == "sandbox" ? "the sandbox (plain http)" : url)")
-                valid = false
-            }
-            if valid { settings[name] = tls }
+            guard case .object(let fields)? = entries[name] else { continue }
+            if let tls = readTLS(fields, at: "services.\(name)", baseDirectory: baseDirectory, reader) { settings[name] = tls }
         }
         return settings
+    }
+
+    /// The `caFile` / `insecure` of one object at `path` (a service, or a feed loader), or nil when
+    /// it has neither or they are invalid (reported). The object's string `url` (a URL,
+    /// `"sandbox"` or `"sandbox:/path"`) must be https for either to apply.
+    func readTLS(_ fields: [String: ConfigJSON], at path: String, baseDirectory: URL, _ reader: ConfigReader) -> TLSConfiguration? {
+        guard fields["caFile"] != nil || fields["insecure"] != nil else { return nil }
+        var tls = TLSConfiguration()
+        var valid = true
+        switch fields["insecure"] {
+        case nil: break
+        case .bool(let flag)?: tls.insecure = flag
+        case let other?:
+            reader.report("\(path).insecure", "expected true or false, got \(reader.shown(other, at: "\(path).insecure"))")
+            valid = false
+        }
+        if fields["caFile"] != nil {
+            tls.caFile = readableFile(fields, "caFile", at: path, baseDirectory: baseDirectory, reader)
+            valid = valid && tls.caFile != nil
+        }
+        if tls.insecure && fields["caFile"] != nil {
+            reader.report("\(path).insecure", "cannot be true with a caFile: the caFile is for verifying, insecure turns verifying off")
+            valid = false
+        }
+        if case .string(let url)? = fields["url"], !url.lowercased().hasPrefix("https://") {
+            let key = fields["caFile"] != nil ? "caFile" : "insecure"
+            let shown = url == "sandbox" || url.hasPrefix("sandbox:") ? "the sandbox (plain http)" : url
+            reader.report("\(path).\(key)", "applies to https only, and the url is \(shown)")
+            valid = false
+        }
+        return valid ? tls : nil
     }
 
     /// The file named by `key` (resolved against the config's directory), or nil after reporting

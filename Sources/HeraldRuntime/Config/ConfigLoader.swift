@@ -54,7 +54,8 @@ public struct ConfigLoader: Sendable {
         let state = reader.string(top, "state", at: "") ?? "var/state"
         let services = readServices(top["services"], reader)
         let serviceTLS = readServicesTLS(top["services"], baseDirectory: baseDirectory, reader)
-        let loaders = readLoaders(top["loaders"], services: services, onSandbox: Self.sandboxServices(top["services"]), reader)
+        let loaders = readLoaders(top["loaders"], services: services, onSandbox: Self.sandboxServices(top["services"]),
+                                  baseDirectory: baseDirectory, reader)
         // Loaders written but invalid are already reported; a rule naming one gets no second error.
         let loaderIDs: Set<String> = if case .object(let entries)? = top["loaders"] { Set(entries.keys) } else { [] }
         let subscribers = readSubscribers(top["subscribers"], services: services, loaders: loaders, loaderIDs: loaderIDs,

@@ -1,8 +1,9 @@
 import Foundation
+import HeraldIO
 import HeraldServices
 
 /// A `"kind": "feed"` loader's own settings: where the feed is, the deadline of one fetch and
-/// the largest body read.
+/// the largest body read, and how an https feed is verified.
 public struct FeedSettings: Sendable, Hashable {
     /// Where a feed is.
     public enum Location: Sendable, Hashable, CustomStringConvertible {
@@ -27,10 +28,15 @@ public struct FeedSettings: Sendable, Hashable {
     /// The largest body read, in bytes.
     public var maxBytes: Int
 
+    /// The feed's `caFile` / `insecure` (an https feed only); nil verifies it against the system's
+    /// CA store.
+    public var tls: TLSConfiguration?
+
     /// Creates settings.
-    public init(location: Location, timeout: Duration? = nil, maxBytes: Int = FeedClient.defaultMaxBytes) {
+    public init(location: Location, timeout: Duration? = nil, maxBytes: Int = FeedClient.defaultMaxBytes, tls: TLSConfiguration? = nil) {
         self.location = location
         self.timeout = timeout
         self.maxBytes = maxBytes
+        self.tls = tls
     }
 }

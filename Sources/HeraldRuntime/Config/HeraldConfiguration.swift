@@ -36,13 +36,20 @@ public struct HeraldConfiguration: Sendable {
     /// name; a service not here is verified against the system's CA store.
     public var serviceTLS: [String: TLSConfiguration] = [:]
 
-    /// What `herald check` (and `herald run`) warn about: each service whose certificate and
-    /// host-name verification is off, with the JSON path that turns it off.
+    /// What `herald check` (and `herald run`) warn about: each service and each feed loader whose
+    /// certificate and host-name verification is off, with the JSON path that turns it off.
     public var warnings: [String] {
-        serviceTLS.keys.sorted().filter { serviceTLS[$0]?.insecure == true }.map {
+        let services = serviceTLS.keys.sorted().filter { serviceTLS[$0]?.insecure == true }.map {
             "services.\($0).insecure: certificate and host-name verification are off for this service; "
                 + "anyone on the network path can read and change its traffic, credentials included"
         }
+        let feeds = loaders.keys.sorted().filter { id in
+            if case .feed(let feed)? = loaders[id]?.kind { feed.tls?.insecure == true } else { false }
+        }.map {
+            "loaders.\($0).insecure: certificate and host-name verification are off for this feed; "
+                + "anyone on the network path can read and change what it announces"
+        }
+        return services + feeds
     }
 
     /// Whether some service, or some feed loader, points at the embedded sandbox.

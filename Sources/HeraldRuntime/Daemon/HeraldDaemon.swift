@@ -349,7 +349,7 @@ public struct HeraldDaemon: Sendable {
             }
         case .feed(let feed):
             let url = try services.feedURL(feed)
-            let client = FeedClient(transport: services.transport, timeout: feed.timeout, maxBytes: feed.maxBytes, now: now)
+            let client = FeedClient(transport: services.transport(for: feed), timeout: feed.timeout, maxBytes: feed.maxBytes, now: now)
             return try Self.setUp(id) { () throws(LoaderSetupError) in
                 try FeedLoader(id: id, url: url, client: client, bus: bus, stateStore: store)
             }

@@ -14,7 +14,13 @@ extension ServiceDirectory {
         case .url(let url): url
         case .sandbox: try base(.sandbox).appendingPathComponent(String(Self.sandboxWebhookPath.dropFirst()))
         }
-        return WebhookClient(url: url, secret: secret, headers: headers, timeout: timeout, transport: transport, now: now)
+        return WebhookClient(url: url, secret: secret, headers: headers, timeout: timeout, transport: transport(for: name), now: now)
+    }
+
+    /// A feed loader's transport: its `caFile` / `insecure` on every request, else the shared one.
+    func transport(for feed: FeedSettings) -> any HTTPTransport {
+        guard let tls = feed.tls else { return transport }
+        return ServiceTLSTransport(base: transport, tls: tls)
     }
 
     /// A feed loader's URL, `sandbox:` paths resolved against the embedded sandbox.

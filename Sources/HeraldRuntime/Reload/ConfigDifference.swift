@@ -54,7 +54,9 @@ public struct ConfigDifference: Sendable, Hashable {
             guard oldLoaders[id] != newLoaders[id] || touched.contains(now.service) || touched.contains(was.service) else { continue }
             changedLoaders.append(id)
             let sameEndpoint = old.services[was.service]?.endpoint == new.services[now.service]?.endpoint
-            if was.kind != now.kind || was.service != now.service || !sameEndpoint { loadersWithNewIdentity.append(id) }
+            if Self.identity(was.kind) != Self.identity(now.kind) || was.service != now.service || !sameEndpoint {
+                loadersWithNewIdentity.append(id)
+            }
         }
 
         let (oldSubscribers, newSubscribers) = (old.source?.entries("subscribers") ?? [:], new.source?.entries("subscribers") ?? [:])
@@ -65,6 +67,14 @@ public struct ConfigDifference: Sendable, Hashable {
             let services = Self.services(of: was).union(Self.services(of: now))
             if oldSubscribers[name] != newSubscribers[name] || !services.isDisjoint(with: touched) { changedSubscribers.append(name) }
         }
+    }
+
+    /// What a loader reads, for its identity: a feed's `caFile` / `insecure` say how it is
+    /// verified, not which feed it is, so setting them keeps the seen ids.
+    private static func identity(_ kind: LoaderConfiguration.Kind) -> LoaderConfiguration.Kind {
+        guard case .feed(var feed) = kind else { return kind }
+        feed.tls = nil
+        return .feed(feed)
     }
 
     private static func services(of subscriber: SubscriberConfiguration) -> Set<String> {

@@ -33,7 +33,7 @@ final class WebhookReceiver: Sendable {
         }
         var delivery = Delivery(id: request.header("webhook-id"), timestamp: request.header("webhook-timestamp"),
                                 signature: request.header("webhook-signature"), contentType: request.header("Content-Type"),
-                                body: request.body, accepted: false, verified: false, duplicate: false)
+                                headers: request.headers.map { Delivery.Header(name: $0.name, value: $0.value) }, body: request.body, accepted: false, verified: false, duplicate: false)
         let (status, reason) = check(delivery)
         delivery.reason = reason
         delivery.accepted = status == 200
@@ -74,13 +74,16 @@ final class WebhookReceiver: Sendable {
         return matches ? (200, nil) : (401, "no v1 signature in webhook-signature matches")
     }
 
-    /// `GET /_sandbox/webhooks`: every delivery, oldest first, body as sent.
+    /// `GET /_sandbox/webhooks`: every delivery, oldest first, with its header fields
+    /// (`[{"name", "value"}]`, as sent) and its body as sent.
     func list() -> SandboxResponse {
         let deliveries = state.withLock { $0.deliveries }.map { delivery -> SandboxJSON in
             func optional(_ text: String?) -> SandboxJSON { text.map { .string($0) } ?? .null }
             return .object([
                 ("id", optional(delivery.id)), ("timestamp", optional(delivery.timestamp)), ("signature", optional(delivery.signature)),
-                ("contentType", optional(delivery.contentType)), ("body", .string(String(decoding: delivery.body, as: UTF8.self))),
+                ("contentType", optional(delivery.contentType)),
+                ("headers", .array(delivery.headers.map { .object([("name", .string($0.name)), ("value", .string($0.value))]) })),
+                ("body", .string(String(decoding: delivery.body, as: UTF8.self))),
                 ("accepted", .bool(delivery.accepted)), ("verified", .bool(delivery.verified)), ("duplicate", .bool(delivery.duplicate)),
                 ("reason", optional(delivery.reason)),
             ])

@@ -1,12 +1,15 @@
 """A small HTTPS/1.1 server for the TLS tests of the socket HTTP client.
 
 Its listening socket is file descriptor 0 (the test binds it, so it knows the port before this
-starts). Usage: tls_server.py CERT KEY. Paths:
+starts). Usage: tls_server.py CERT KEY [MAX_VERSION]; MAX_VERSION (TLSv1_1) caps the versions
+offered, at OpenSSL security level 0, which TLS 1.1 needs. Paths:
   /hold?seconds=N   answers "held" after N seconds (a slow service)
   /holding          answers how many /hold requests are waiting now
   /count            answers "connection <c> request <r>" (keep-alive reuse shows as c staying 1)
   /cut              promises 1000 bytes, sends 10, and drops the connection without close_notify
   /redirect         302 to /count
+  /feed.rss         a small RSS 2.0 feed of two items
+  /hook             answers {"received": true} (a webhook receiver; POST it)
 A POST reads its body and is answered as a GET.
 """
 import http.server
@@ -18,10 +21,18 @@ import sys
 import threading
 import time
 import urllib.parse
+import warnings
 
 connections = itertools.count(1)
 holding = [0]
 holding_lock = threading.Lock()
+
+FEED = b"""<?xml version="1.0" encoding="UTF-8"?>
+<rss version="2.0"><channel><title>Private feed</title><link>https://localhost/</link>
+<item><guid>urn:tls-test:2</guid><title>Second</title><link>https://localhost/2</link></item>
+<item><guid>urn:tls-test:1</guid><title>First</title><link>https://localhost/1</link></item>
+</channel></rss>
+"""
 
 
 class Handler(http.server.BaseHTTPRequestHandler):
@@ -72,6 +83,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.close_connection = True
         elif url.path == "/redirect":
             self.answer(302, b"", [("Location", "/count")])
+        elif url.path == "/feed.rss":
+            self.answer(200, FEED, [("Content-Type", "application/rss+xml")])
+        elif url.path == "/hook":
+            self.answer(200, b'{"received": true}', [("Content-Type", "application/json")])
         else:
             self.answer(404, b"no such path")
 
@@ -114,6 +129,12 @@ def main():
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     context.load_cert_chain(sys.argv[1], sys.argv[2])
+    if len(sys.argv) > 3:
+        # TLS 1.0 and 1.1 are deprecated in Python too; the test asks for them on purpose.
+        warnings.simplefilter("ignore", DeprecationWarning)
+        context.set_ciphers("DEFAULT:@SECLEVEL=0")
+        context.minimum_version = ssl.TLSVersion.MINIMUM_SUPPORTED
+        context.maximum_version = getattr(ssl.TLSVersion, sys.argv[3])
     listening = socket.socket(fileno=0)
     listening.setblocking(True)
     Server(listening, context).serve_forever()
