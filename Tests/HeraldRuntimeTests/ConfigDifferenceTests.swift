@@ -30,6 +30,9 @@ import Testing
         let insecure = ConfigDifference(from: old, to: try feeds(["insecure": true]))
         #expect(insecure.changedLoaders == ["blog"] && insecure.loadersWithNewIdentity.isEmpty)
         #expect(insecure.lines.contains("loaders.blog: changed (state kept)"))
+        // How it is fetched is not which feed it is either.
+        let fetched = ConfigDifference(from: old, to: try feeds(["timeout": "5s", "maxBytes": 1_000_000]))
+        #expect(fetched.changedLoaders == ["blog"] && fetched.loadersWithNewIdentity.isEmpty)
         let moved = ConfigDifference(from: old, to: try feeds(["url": "https://feeds.example/rss.xml"]))
         #expect(moved.loadersWithNewIdentity == ["blog"])
     }

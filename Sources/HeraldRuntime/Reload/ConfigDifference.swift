@@ -69,12 +69,13 @@ public struct ConfigDifference: Sendable, Hashable {
         }
     }
 
-    /// What a loader reads, for its identity: a feed's `caFile` / `insecure` say how it is
-    /// verified, not which feed it is, so setting them keeps the seen ids.
+    /// What a loader reads, for its identity: a feed is its location; its `caFile` / `insecure`
+    /// say how it is verified and its `timeout` / `maxBytes` how it is fetched, not which feed it
+    /// is, so changing them keeps the seen ids (resetting them would announce the whole feed
+    /// again).
     private static func identity(_ kind: LoaderConfiguration.Kind) -> LoaderConfiguration.Kind {
-        guard case .feed(var feed) = kind else { return kind }
-        feed.tls = nil
-        return .feed(feed)
+        guard case .feed(let feed) = kind else { return kind }
+        return .feed(FeedSettings(location: feed.location))
     }
 
     private static func services(of subscriber: SubscriberConfiguration) -> Set<String> {
