@@ -65,7 +65,7 @@ struct NATSHostileInputTests {
     }
 
     /// A nats-server whose `max_payload` (2 MiB here) is larger than a node's `maxPayload` (1 MiB).
-    private static func serverWithLargerPayloads() async throws -> NATSServerProcess {
+    static func serverWithLargerPayloads() async throws -> NATSServerProcess {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("herald-payload-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let config = directory.appendingPathComponent("server.conf")

@@ -274,6 +274,42 @@ struct NATSLeaseAndPostTests {
         await a.close()
     }
 
+    /// An intent larger than the node takes, stored before the post queue had its limit (made by
+    /// an older Herald), is passed over unread, refused once (`cluster.post.refused`) and
+    /// terminated; the next one is posted and the connection stays. Before: the connection was
+    /// dropped at the message, and again at every delivery after the ack wait.
+    @Test func anOversizedIntentStoredBeforeTheLimitIsRefusedOnceAndTheNextIsPosted() async throws {
+        let server = try await NATSHostileInputTests.serverWithLargerPayloads()
+        defer { Task { await server.stop() } }
+        var settings = ClusterTestSettings.make([server.url], node: "a", ackWait: .seconds(2))
+        settings.maxPayload = 1024 * 1024
+        let a = try await NATSClusterBackend.open(settings)
+        var unlimited = try await a.jetStream.streamInfo("HERALD_POSTS").config
+        unlimited.maxMessageSize = -1
+        _ = try await a.jetStream.updateStream(unlimited)
+        let service = CountingPostService()
+        let bus = EventBus()
+        let log = try EventRecorder(bus: bus, matching: ">")
+        let reports = Task { for await report in a.reports { _ = try? await bus.publish(report, from: "cluster") } }
+        let group = await RunningGroup([.init("posts", Self.worker(a, service, bus: bus))])
+
+        let size = 1536 * 1024
+        let raw = try #require(RawClient(port: server.port))
+        raw.send("CONNECT {\"headers\":true,\"verbose\":false,\"protocol\":1}\r\n")
+        raw.send("PUB herald-posts.todo \(size)\r\n" + String(repeating: "a", count: size) + "\r\nPING\r\n")
+        _ = await raw.read { $0.contains("PONG") }
+        _ = await a.publisher.publish([try Self.message(Self.intent("todo:after-big"), node: "a")])
+        #expect(await log.first(PostSent.self)?.key == "todo:after-big")
+        let refused = log.events(ClusterPostRefused.self)
+        #expect(refused.count == 1 && refused.first?.bytes == size && refused.first?.reason.contains("passed over") == true, "\(refused)")
+        #expect(!log.events(ClusterConnectionChanged.self).contains { $0.kind == .disconnected })
+        #expect(try await Self.postQueueEmpties(a))
+        #expect(service.calls.map(\.key) == ["todo:after-big"])
+        await group.stop()
+        reports.cancel()
+        await a.close()
+    }
+
     @Test func anIntentNotSignedWithTheClusterSecretIsRefusedAndNeverPostedAndOneSignedWithAnotherIsLeftForItsNode() async throws {
         let server = try await NATSServerProcess.start()
         defer { Task { await server.stop() } }
