@@ -12,9 +12,11 @@ import HeraldSync
 /// the key>`): a post already made is acknowledged and reported as a duplicate sent. Otherwise
 /// it sends the post as the ``PostScheduler`` does (quiet hours and the rule's rate as this
 /// node counts them, retries, rate-limit resets), telling the server it is still working every
-/// third of the ack wait; `mayExist` is true from the second delivery on, so a node that takes
-/// over an intent from a node killed mid-post relies on the service's duplicate detection (or
-/// the BaaS key lookup). After the service answered: the record is written, the intent is
+/// third of the ack wait. Just before its first request it creates the key's attempt mark
+/// (`attempt.<sha1 of the key>`); `mayExist` is true from the second delivery on and whenever
+/// that mark was there already, so a node that takes over an intent from a node killed (or cut
+/// off) mid-post relies on the service's duplicate detection (or the BaaS key lookup), however
+/// the intent came to it. After the service answered: the record is written, the intent is
 /// acknowledged, `post.<rule>.sent` / `.failed` is published. A node stopping mid-post gives
 /// the intent back (nak) for another node; a node killed mid-post stops telling the server,
 /// which delivers the intent again after the ack wait.
@@ -59,6 +61,12 @@ public final class ClusterPostWorker<C: Clock>: Service, Sendable where C.Durati
     /// The state bucket's key recording `key`'s post (keys allow only a few characters).
     public static func recordKey(_ key: String) -> String {
         "post." + SHA1.hash(Array(key.utf8)).map { String(format: "%02x", $0) }.joined()
+    }
+
+    /// The state bucket's key marking that a node began sending `key`'s post (see the worker's
+    /// documentation).
+    public static func attemptKey(_ key: String) -> String {
+        "attempt." + SHA1.hash(Array(key.utf8)).map { String(format: "%02x", $0) }.joined()
     }
 
     /// Pulls and sends until shut down.
@@ -154,7 +162,8 @@ public final class ClusterPostWorker<C: Clock>: Service, Sendable where C.Durati
                 }
             }
             let outcome = await attempts.send(intent, through: service, mayExist: delivery.deliveryCount > 1,
-                                              waitBeforeSending: { waitBeforeSending(rule) }, progress: { _ in })
+                                              waitBeforeSending: { waitBeforeSending(rule) },
+                                              beforeFirstRequest: { await self.markAttempt(intent) }, progress: { _ in })
             group.cancelAll()
             return outcome
         }
@@ -194,6 +203,35 @@ public final class ClusterPostWorker<C: Clock>: Service, Sendable where C.Durati
         }
     }
 
+    /// Marks that a node is about to send `intent` (`attempt.<sha1 of the key>`, created once,
+    /// never overwritten) before its first request: true when the mark was there already, so a
+    /// node (this one on an earlier delivery, or another) may have made the post, and the
+    /// service's duplicate refusal then means it was sent. The delivery count alone cannot say
+    /// so: a post consumer made again starts its counts over, and an intent stored again (a
+    /// post stream that lost its dedupe window with a leader) is a new message, while the
+    /// sender's `post.` record is written after the post, best effort, and may be missing.
+    ///
+    /// The post waits for the mark: while the bucket cannot be written the request is not sent
+    /// (the heartbeat keeps the intent here), so every post ever made has its mark. Nil when
+    /// stopping meanwhile.
+    private func markAttempt(_ intent: PostIntent) async -> Bool? {
+        let key = Self.attemptKey(intent.key)
+        let value = PostAttemptMark(key: intent.key, node: node).encoded
+        var pause = Duration.milliseconds(100)
+        while !Task.isCancelled {
+            do {
+                _ = try await records.create(key, value: value)
+                return false
+            } catch where error.isKeyExists {
+                return true
+            } catch {
+                guard (try? await clock.sleep(for: pause)) != nil else { return nil }
+                pause = min(pause * 2, .seconds(5))
+            }
+        }
+        return nil
+    }
+
     /// The key's record when it says the post was sent (by any node), with the post's id.
     private func sentRecord(_ key: String) async -> (id: String?, node: String?)? {
         guard let record = try? await records.get(key), let done = PostRecord(decoding: record.value), done.result == .sent else { return nil }
@@ -218,6 +256,23 @@ public final class ClusterPostWorker<C: Clock>: Service, Sendable where C.Durati
 
     private func post<E: Event>(_ event: E, _ correlation: EventID?) {
         _ = try? bus.post(event, from: Sender(name), correlation: correlation)
+    }
+}
+
+/// The mark a node writes before it first sends a post (`attempt.<sha1 of the key>`):
+/// `{"key":"…","node":"a"}`. A key of its own, beside the `post.` record, so a node of an
+/// earlier version, which takes any `post.` record for a finished post, never mistakes it.
+struct PostAttemptMark: Codable, Hashable, Sendable {
+    /// The post's key.
+    var key: String
+    /// The node that began sending it.
+    var node: String
+
+    /// The mark's bytes, keys sorted.
+    var encoded: [UInt8] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return (try? encoder.encode(self)).map(Array.init) ?? Array("{\"key\":\"\",\"node\":\"\"}".utf8)
     }
 }
 

@@ -80,6 +80,7 @@ struct SandboxRouter: Sendable {
                     ("media_ids", .array(post.mediaIDs.map { .string($0) })),
                     ("media_descriptions", .array(post.mediaDescriptions.map { .string($0) })),
                     ("idempotency_key", post.idempotencyKey.map { .string($0) } ?? .null),
+                    ("in_reply_to_id", post.inReplyToID.map { .string($0) } ?? .null),
                 ])
             }
             return .json(200, .object([("posts", .array(posts))]))

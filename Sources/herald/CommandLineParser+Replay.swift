@@ -1,7 +1,7 @@
 import Foundation
 import HeraldRuntime
 
-/// `herald replay ARCHIVE [--config PATH] [--rule NAME] [--since TIME] [--until TIME] [--post]`.
+/// `herald replay ARCHIVE [--config PATH] [--rule NAME] [--since TIME] [--until TIME] [--ask-service] [--post]`.
 struct ReplayOptions: Equatable {
     var archive: String
     var config = "config.json"
@@ -9,6 +9,7 @@ struct ReplayOptions: Equatable {
     var since: Date?
     var until: Date?
     var post = false
+    var askService = false
 }
 
 extension CommandLineParser {
@@ -20,6 +21,10 @@ extension CommandLineParser {
             if argument == "--help" || argument == "-h" { return .help(topic: "replay") }
             if argument == "--post" {
                 options.post = true
+                continue
+            }
+            if argument == "--ask-service" {
+                options.askService = true
                 continue
             }
             guard argument.hasPrefix("-") else {

@@ -9,7 +9,7 @@ enum Command: Equatable {
     case replay(ReplayOptions)
     case sandbox(port: Int?, config: String?)
     case tail(path: String, topics: [String], follow: Bool, json: Bool)
-    case post(text: String, media: String?, config: String, service: String?)
+    case post(text: String, media: String?, config: String, service: String?, replyTo: String?)
     case status(url: String?, config: String)
     case help(topic: String?)
     case version
@@ -116,7 +116,7 @@ enum CommandLineParser {
         }
     }
 
-    /// `herald post TEXT [--media FILE] [--config PATH] [--service NAME]`.
+    /// `herald post TEXT [--media FILE] [--reply-to ID] [--config PATH] [--service NAME]`.
     static func parsePost(_ arguments: ArraySlice<String>) throws(UsageError) -> Command {
         var rest = arguments
         var text: String?
@@ -143,7 +143,7 @@ enum CommandLineParser {
                 option = String(argument[..<equals])
                 inline = String(argument[argument.index(after: equals)...])
             }
-            guard ["--media", "--config", "--service"].contains(option) else {
+            guard ["--media", "--reply-to", "--config", "--service"].contains(option) else {
                 throw UsageError(message: "unknown option '\(option)' for 'post' (see 'herald post --help')")
             }
             guard let value = inline ?? rest.popFirst(), !value.isEmpty else { throw UsageError(message: "\(option) needs a value") }
@@ -152,7 +152,8 @@ enum CommandLineParser {
         guard let text, !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
             throw UsageError(message: "post needs a non-empty text (herald post \"hello\" [--media clip.mp4])")
         }
-        return .post(text: text, media: options["--media"], config: options["--config"] ?? "config.json", service: options["--service"])
+        return .post(text: text, media: options["--media"], config: options["--config"] ?? "config.json", service: options["--service"],
+                     replyTo: options["--reply-to"])
     }
 
     /// `herald tail PATH [--topic PATTERN]... [--follow] [--json]`.

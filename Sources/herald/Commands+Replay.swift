@@ -18,11 +18,12 @@ extension Commands {
             return 2
         }
         // The archive is read on a thread of its own, not the cooperative pool.
-        let plan = await BlockingIOThread(name: "herald.replay-read").run { replay.plan() }
+        var plan = await BlockingIOThread(name: "herald.replay-read").run { replay.plan() }
         guard !plan.files.isEmpty else {
             Terminal.err("herald: \(options.archive): no such file")
             return 1
         }
+        if options.askService { plan = await replay.askServices(plan) }
         for candidate in plan.candidates { show(candidate) }
         let fresh = plan.candidates.filter { !$0.failed && $0.outbox == nil }.count
         let known = plan.candidates.filter { $0.outbox != nil }.count
@@ -34,6 +35,7 @@ extension Commands {
         if plan.skipped > 0 { summary += "; \(plan.skipped) \(plan.skipped == 1 ? "line" : "lines") skipped (corrupt or torn)" }
         if plan.events == 0 { summary = "no events in the window" + (plan.skipped > 0 ? " (\(plan.skipped) lines skipped: corrupt or torn)" : "") }
         Terminal.out(summary)
+        if options.askService { showServiceAnswers(plan.candidates, configuration: configuration) }
         guard options.post else {
             if fresh > 0 { Terminal.out("dry run: nothing posted (add --post to post the \(fresh) new through the outbox)") }
             return 0
@@ -88,6 +90,32 @@ extension Commands {
         Terminal.out("\(iso(candidate.time))  \(candidate.topic)  rule \(candidate.subscriber).\(candidate.rule) -> \(candidate.service)  [\(state)]")
         if let key = candidate.key { Terminal.out("  key: \(key)") }
         Terminal.out("  \(candidate.failed ? "why" : "post"): \(candidate.content)")
+        switch candidate.serviceAnswer {
+        case .present(let id)?: Terminal.out("  service: has it (\(id))")
+        case .absent?: Terminal.out("  service: does not have it")
+        case .cannotAsk?: Terminal.out("  service: cannot be asked (see below)")
+        case .failed(let why)?: Terminal.out("  service: could not be asked: \(why)")
+        case nil: break
+        }
+    }
+
+    /// `--ask-service`: how many the services have, and why the others could not be asked (once
+    /// per service).
+    private static func showServiceAnswers(_ candidates: [ArchiveReplay.Candidate], configuration: HeraldConfiguration) {
+        let answers = candidates.compactMap(\.serviceAnswer)
+        guard !answers.isEmpty else { return }
+        let present = answers.filter { if case .present = $0 { true } else { false } }.count
+        let absent = answers.filter { $0 == .absent }.count
+        let unasked = answers.filter { if case .cannotAsk = $0 { true } else { false } }.count
+        let failed = answers.filter { if case .failed = $0 { true } else { false } }.count
+        Terminal.out("services asked: \(present) already there, \(absent) not there, \(unasked) cannot be asked"
+                     + (failed > 0 ? ", \(failed) could not be asked" : ""))
+        var said: Set<String> = []
+        for candidate in candidates {
+            guard case .cannotAsk(let why)? = candidate.serviceAnswer, said.insert(candidate.service).inserted else { continue }
+            let kind = configuration.services[candidate.service]?.kind ?? "?"
+            Terminal.out("  service \(candidate.service) (\(kind)) cannot be asked: \(why)")
+        }
     }
 
     private static func iso(_ date: Date) -> String {

@@ -156,7 +156,7 @@ enum Commands {
     }
 
     /// `herald post`: one status, with a progress bar while a video uploads.
-    static func post(text: String, media: String?, config path: String, service: String?) async -> Int32 {
+    static func post(text: String, media: String?, config path: String, service: String?, replyTo: String? = nil) async -> Int32 {
         guard let configuration = validConfiguration(path) else { return 2 }
         let poster = SinglePost(configuration: configuration, service: service)
         do {
@@ -195,7 +195,7 @@ enum Commands {
         let interruption = PostInterruption()
         let result: Result<SinglePost.Posted, DaemonError>
         do throws(DaemonError) {
-            result = .success(try await poster.post(text, media: data, stopOnSignals: true, progress: { bar.show($0) },
+            result = .success(try await poster.post(text, media: data, inReplyTo: replyTo, stopOnSignals: true, progress: { bar.show($0) },
                                                     stage: { interruption.reached($0) }) { reason in
                 switch reason {
                 case .signal(let number):

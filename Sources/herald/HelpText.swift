@@ -71,7 +71,7 @@ enum HelpText {
               -h, --help         show this help
             """
         case "post": """
-            USAGE: herald post TEXT [--media FILE] [--config PATH] [--service NAME]
+            USAGE: herald post TEXT [--media FILE] [--reply-to ID] [--config PATH] [--service NAME]
 
             Posts one status through the configuration's twitter service (v1.1 or X API v2) or,
             with --service or when there is no twitter service, its mastodon service, with an MP4
@@ -88,6 +88,7 @@ enum HelpText {
 
             OPTIONS:
               --media FILE       attach this MP4 video
+              --reply-to ID      post as a reply to the post (status) with this id
               --config PATH      the configuration (default: config.json)
               --service NAME     the twitter or mastodon service to use (default: the only
                                  twitter service, else the only mastodon service)
@@ -127,7 +128,7 @@ enum HelpText {
             start), 2 the file is invalid (nothing changed) or a usage error.
             """
         case "replay": """
-            USAGE: herald replay ARCHIVE [--config PATH] [--rule NAME] [--since TIME] [--until TIME] [--post]
+            USAGE: herald replay ARCHIVE [--config PATH] [--rule NAME] [--since TIME] [--until TIME] [--ask-service] [--post]
 
             Runs the configuration's post rules over the events of an archive (its rotated files
             first, as 'herald tail' reads them) and prints, for each post a rule would make, the
@@ -135,13 +136,17 @@ enum HelpText {
             outbox has it already (pending, sent or failed). Lines that are not events (corrupt,
             or torn) are skipped and counted. Nothing is posted unless --post is given: then the
             new posts go through the outbox, exactly once, as the daemon would have made them
-            (posts missed during an outage). The service itself is not asked.
+            (posts missed during an outage). With --ask-service, each service is asked too
+            whether it already has the post, where that needs no post: a BaaS service at a URL
+            (one GET per key, for an object whose heraldKey is the key). Twitter, X, Mastodon,
+            webhooks and the embedded sandbox cannot be asked; the output says why.
 
             OPTIONS:
               --config PATH      the configuration (default: config.json)
               --rule NAME        only this post rule
               --since TIME       only events at or after TIME (2026-12-01T08:00:00Z, 2026-12-01, 2h ago as 2h)
               --until TIME       only events at or before TIME
+              --ask-service      ask the services that can answer without posting whether they have it
               --post             post the new ones through the outbox
               -h, --help         show this help
 

@@ -36,8 +36,8 @@ do {
         status = await Commands.run(config: config, duration: duration)
     case .sandbox(let port, let config):
         status = await Commands.sandbox(port: port, config: config)
-    case .post(let text, let media, let config, let service):
-        status = await Commands.post(text: text, media: media, config: config, service: service)
+    case .post(let text, let media, let config, let service, let replyTo):
+        status = await Commands.post(text: text, media: media, config: config, service: service, replyTo: replyTo)
     case .status(let url, let config):
         status = await Commands.status(url: url, config: config)
     case .tail(let path, let topics, let follow, let json):

@@ -277,6 +277,11 @@ final class StreamWatcher: Sendable {
                     return try await request()
                 } catch let error as NATSError where error.kind == .timeout && attempt < 12 {
                     attempt += 1
+                } catch let error as JetStreamError where error.code == 503 && attempt < 12 {
+                    // "JetStream system temporarily unavailable" (10008): a stream or its
+                    // consumer electing a leader just after a partition healed; asked again.
+                    attempt += 1
+                    try await Task.sleep(for: .milliseconds(500))
                 }
             }
         }
@@ -310,6 +315,8 @@ final class StreamWatcher: Sendable {
                     attempt += 1
                 }
             } catch let error as NATSError where error.kind == .timeout && attempt < 12 {
+                attempt += 1
+            } catch let error as JetStreamError where error.code == 503 && attempt < 12 {
                 attempt += 1
             }
         }

@@ -37,10 +37,12 @@ import Darwin
     }
 
     struct Posted: Decodable {
+        var id: String
         var text: String
         var media_ids: [String]
         var media_descriptions: [String]
         var idempotency_key: String?
+        var in_reply_to_id: String?
     }
 
     static func posts(_ sandbox: URL) async throws -> [Posted] {

@@ -39,6 +39,14 @@ import Testing
         let tooted = try #require(await ChildProcess.run(herald, ["post", "named", "--service", "masto", "--config", both.path]))
         #expect(tooted.status == 0 && tooted.stdout.contains(" via masto"), "\(tooted.stdout) \(tooted.stderr)")
         #expect(try await MastodonCrashTests.posts(sandbox.url).map(\.text) == ["toot with a video", "named"])
+        // --reply-to: the status answers the first one (`in_reply_to_id`).
+        let firstID = try #require(posted.first?.id)
+        let reply = try #require(await ChildProcess.run(herald, ["post", "a reply", "--service", "masto", "--reply-to", firstID,
+                                                                 "--config", both.path]))
+        #expect(reply.status == 0, "\(reply.stderr)")
+        let thread = try await MastodonCrashTests.posts(sandbox.url)
+        #expect(thread.map(\.text) == ["toot with a video", "named", "a reply"])
+        #expect(thread.map(\.in_reply_to_id) == [nil, nil, firstID])
         #expect(try await sandbox.posts() == ["to the twitter one"])
 
         let wrongKind = try #require(await ChildProcess.run(herald, ["post", "x", "--service", "toots", "--config", both.path]))

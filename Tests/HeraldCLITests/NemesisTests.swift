@@ -37,10 +37,7 @@ struct NemesisTests {
     /// each ends with a ``NemesisFailure`` naming it when a daemon exits or its guard runs out.
     /// Whether the run kept every guarantee.
     @discardableResult
-    ///
-    /// `known`: violations of a known, open defect (Cluster.md, "Seen and left open"), recorded
-    /// as a known issue instead of a failure; every other violation fails the test.
-    func run(servers: Int, name: String, seed: UInt64? = nil, known: @Sendable (String) -> Bool = { _ in false },
+    func run(servers: Int, name: String, seed: UInt64? = nil,
              _ body: (NemesisRig, NemesisJournal) async throws -> Void) async throws -> Bool {
         let herald = try #require(Self.herald)
         let rig = try await NemesisRig(herald: herald, servers: servers, leaseTTL: Self.leaseTTL)
@@ -69,17 +66,11 @@ struct NemesisTests {
             print("nemesis \(name): \(history.loads.count) loads, \(history.tenures.count) lease takes, \(history.saves.count) states saved, "
                   + "\(history.posts.count) posts (\(history.sends.filter(\.duplicate).count) duplicates recognised), \(history.storedIDs.count) stream messages; "
                   + journal.operations.map { "\($0.op) \($0.target)" }.joined(separator: ", "))
-            let unknown = problems.filter { !known($0) }
-            #expect(unknown.isEmpty, "\(name): \(unknown.joined(separator: "\n"))")
-            for problem in problems where known(problem) {
-                withKnownIssue("a post reported failed that another node made (Cluster.md, seen and left open)", isIntermittent: true) {
-                    Issue.record("\(name): \(problem)")
-                }
-            }
-            passed = unknown.isEmpty
+            #expect(problems.isEmpty, "\(name): \(problems.joined(separator: "\n"))")
+            passed = problems.isEmpty
             if !problems.isEmpty || ProcessInfo.processInfo.environment["HERALD_NEMESIS_KEEP"] == "1" {
                 let file = try journal.write(name: name, history: history, problems: problems, logs: rig.logs)
-                if !unknown.isEmpty { Issue.record("\(name): the history is in \(file.path)\(seed.map { "; replay with HERALD_NEMESIS_SEED=\($0)" } ?? "")") }
+                if !problems.isEmpty { Issue.record("\(name): the history is in \(file.path)\(seed.map { "; replay with HERALD_NEMESIS_SEED=\($0)" } ?? "")") }
             }
         } catch {
             // What the run did until then, for the failure's reader.
@@ -90,13 +81,6 @@ struct NemesisTests {
         }
         await rig.tearDown()
         return passed
-    }
-
-    /// The open defect these scenarios meet: an intent that comes to a node as a first delivery
-    /// after another node posted it (a post consumer made again, a stream's leader lost) while
-    /// that node's record is missing is reported `post.<rule>.failed`; posted once all the same.
-    @Sendable static func postReportedFailed(_ problem: String) -> Bool {
-        problem.hasPrefix("key ") && problem.contains(" failed on ")
     }
 
     static func count(_ text: String, in log: String) -> Int { log.components(separatedBy: text).count - 1 }
@@ -269,7 +253,7 @@ struct NemesisTests {
     /// again and go on posting; the cut-off node, once it reconnects, makes its import consumer
     /// again from where it stopped: it imports every event the others stored meanwhile, once.
     @Test(.timeLimit(.minutes(10))) func aConsumerDeletedDuringAPartitionIsMadeAgainAndNothingIsLostOrDoubled() async throws {
-        try await run(servers: 1, name: "consumer-deleted", known: Self.postReportedFailed) { rig, journal in
+        try await run(servers: 1, name: "consumer-deleted") { rig, journal in
             let (node, _) = try await rig.settledHolder()
             let importConsumer = "herald-import-\(node)"
             let cutAt = Date()
@@ -305,7 +289,7 @@ struct NemesisTests {
     /// guarantees (the checker) and is renewed or taken again, and the todos go on loading.
     @Test(.timeLimit(.minutes(10)), arguments: ["kill", "pause"])
     func aLeaseBucketThatLostItsLeaderKeepsTheLeaseAndProgressResumes(fault: String) async throws {
-        try await run(servers: 3, name: "lease-leader-\(fault)", known: Self.postReportedFailed) { rig, journal in
+        try await run(servers: 3, name: "lease-leader-\(fault)") { rig, journal in
             _ = try await rig.settledHolder()
             var leader = ""
             try await rig.until("a leader of KV_herald_leases") {

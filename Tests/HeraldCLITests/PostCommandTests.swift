@@ -100,7 +100,8 @@ import Testing
         let herald = try #require(Self.herald)
         let result = try #require(await ChildProcess.run(herald, ["post", "--help"]))
         #expect(result.status == 0)
-        #expect(result.stdout.hasPrefix("USAGE: herald post TEXT [--media FILE] [--config PATH] [--service NAME]"))
+        #expect(result.stdout.hasPrefix("USAGE: herald post TEXT [--media FILE] [--reply-to ID] [--config PATH] [--service NAME]"))
         #expect(result.stdout.contains("--media FILE"))
+        #expect(result.stdout.contains("--reply-to ID      post as a reply to the post (status) with this id"))
     }
 }

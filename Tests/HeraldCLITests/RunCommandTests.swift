@@ -92,6 +92,37 @@ import Darwin
                 == ["fediverse.json", "home.json", "images.json", "itmedia.json", "news.json", "outbox", "todos.json"])
     }
 
+    /// The shipped config's Mastodon post rule, `todo-toot`, posts the new todos as toots on the
+    /// sandbox, as its twitter twin `todo-tweet` does. The sandbox starts with no todos and adds
+    /// one per `todoInterval`: both that and the todo loader's `every` are made a second here.
+    @Test(.timeLimit(.minutes(5)))
+    func theShippedMastodonPostRuleTootsTheNewTodos() async throws {
+        let herald = try #require(Self.herald)
+        let config = try freshDemo()
+        defer { try? FileManager.default.removeItem(at: config.deletingLastPathComponent()) }
+        let shipped = try String(contentsOf: config, encoding: .utf8)
+        #expect(shipped.contains(#""todo-toot":  {"on": "loader.todos.finished", "for": "new", "service": "mastodon""#),
+                "the shipped config's Mastodon rule changed")
+        let faster = shipped
+            .replacingOccurrences(of: #""todoInterval": "15s""#, with: #""todoInterval": "1s""#)
+            .replacingOccurrences(of: #""bucket": "todos", "every": "20s""#, with: #""bucket": "todos", "every": "1s""#)
+        #expect(faster.components(separatedBy: #""1s""#).count == 3, "the shipped config's todo intervals changed")
+        try Data(faster.utf8).write(to: config)
+        let child = try ChildProcess(herald, ["run", "--config", config.path])
+        #expect(await child.waitForStandardError { $0.contains("INFO    post.todo-toot.sent") }, "stderr: \(child.stderr)")
+        child.signal(SIGTERM)
+        let result = try #require(await child.finish())
+        #expect(result.status == 0)
+        let lines = result.stderr.split(separator: "\n")
+        // "todo-toot: sent <status id> via mastodon (1 attempt, key todo-toot:item:loader.todos:<todo id>)"
+        let toots = lines.filter { $0.contains("INFO    post.todo-toot.sent") }
+        #expect(!toots.isEmpty && toots.allSatisfy { $0.contains("todo-toot: sent ") && $0.contains(" via mastodon (1 attempt, key todo-toot:item:loader.todos:") },
+                "\(toots)")
+        #expect(lines.contains { $0.contains("INFO    loader.todos.finished  todos: ") && !$0.hasSuffix(" 0 new") })
+        #expect(!result.stderr.contains("post.todo-toot.failed"), "stderr: \(result.stderr)")
+        #expect(!result.stderr.contains("sandbox-mastodon-token"))
+    }
+
     /// `timeout` and other wrappers may signal the process and its group: one request to stop.
     @Test(.timeLimit(.minutes(5)))
     func twoSignalsAtOnceStillStopCleanlyWithExit0() async throws {

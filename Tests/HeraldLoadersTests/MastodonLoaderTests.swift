@@ -3,6 +3,8 @@ import Herald
 import HeraldLoaders
 import HeraldSandbox
 import HeraldServices
+import HeraldSync
+import HeraldTesting
 import Testing
 
 /// Rewrites requests and responses of a real transport: a server that ignores `min_id`, or
@@ -110,6 +112,74 @@ struct RewritingTransport: HTTPTransport {
             #expect(harness.transport.queryValues("limit").count == 1)  // one request, not two
             let failures = harness.recorder.events(LoadFailed.self)
             #expect(failures.count == 2 && failures.allSatisfy { $0.kind == "mastodon" && $0.error.kind == "unauthorized" })
+        }
+    }
+}
+
+/// A Mastodon 429 through the loader and its schedule, on a manual clock: the pause comes from
+/// the answer's `X-RateLimit-Reset`, not from a fixed interval or the backoff.
+@Suite struct MastodonLoaderRateLimitTests {
+    /// A manual clock's offset in seconds.
+    static func seconds(_ duration: Duration) -> TimeInterval {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+    }
+
+    @Test func a429WithAResetMakesTheNextLoadWaitUntilTheReset() async throws {
+        try await LoaderHarness.run { harness in
+            let start = harness.time.now
+            let clock = ManualClock()
+            // One time for all: the schedule's wall clock, and the sandbox's (kept level before each load).
+            let now: @Sendable () -> Date = { start.addingTimeInterval(Self.seconds(clock.now.offset)) }
+            let loader = try MastodonLoader(id: "masto", client: harness.mastodon(), request: .init(limit: 5), bus: harness.bus)
+            try harness.sandbox.script(path: "/api/v1/timelines/home", [.status(429)])
+            let loads = SyncLock<[(at: Duration, outcome: LoadOutcome)]>([])
+            // An hour between successful loads, a 2 s backoff after other failures: neither is 1.25 s.
+            let policy = SchedulePolicy(interval: .seconds(3_600), backoffInitial: .seconds(2), rateLimitMargin: .milliseconds(250))
+            let schedule = LoaderSchedule(policy: policy, clock: clock, now: now) {
+                harness.time.advance(by: now().timeIntervalSince(harness.time.now))
+                let outcome = await loader.load()
+                loads.withLock { $0.append((clock.now.offset, outcome)) }
+                return outcome
+            }
+            let task = Task { await schedule.run() }
+            await clock.waitForSleepers()
+            guard case .failed(let refused)? = loads.withLock({ $0.first?.outcome }) else {
+                Issue.record("the first load did not fail: \(loads.withLock { $0 })")
+                task.cancel()
+                return
+            }
+            #expect(refused.isRateLimited && refused.status == 429)
+            // The sandbox's reset is a second after its now, written in ISO 8601 as Mastodon does.
+            #expect(refused.retryAt == start.addingTimeInterval(1))
+            #expect(clock.nextDeadline?.offset == .milliseconds(1_250), "the next load waits for the reset plus the margin")
+            #expect(harness.recorder.topics == ["loader.masto.failed"])
+
+            clock.advanceToNextDeadline()
+            await clock.waitForSleepers()
+            let second = loads.withLock { $0.dropFirst().first }
+            #expect(second?.at == .milliseconds(1_250))
+            #expect(second?.outcome.succeeded == true)
+            #expect(harness.recorder.topics == ["loader.masto.failed", "loader.masto.finished"])
+            task.cancel()
+            await task.value
+        }
+    }
+
+    @Test func aResetInThePastWaitsAWholeWindowNotASecond() async throws {
+        try await LoaderHarness.run { harness in
+            // The client's clock is an hour ahead of the sandbox's: the reset it is given looks past.
+            let ahead: @Sendable () -> Date = { harness.time.now.addingTimeInterval(3600) }
+            let loader = try MastodonLoader(id: "masto", client: harness.base.mastodon(transport: harness.transport, now: ahead),
+                                            request: .init(limit: 5), bus: harness.bus)
+            try harness.sandbox.script(path: "/api/v1/timelines/home", [.status(429)])
+            guard case .failed(let refused) = await loader.load() else {
+                Issue.record("expected a rate-limit failure")
+                return
+            }
+            #expect(refused.isRateLimited)
+            // One window of the documented /api/* limit (300 requests per 5 minutes) from now.
+            #expect(refused.retryAt == ahead().addingTimeInterval(MastodonClient.assumedRateLimitWindow))
+            #expect(await loader.load().succeeded)
         }
     }
 }

@@ -217,6 +217,19 @@ import Testing
         #expect(m.pongReceived() == nil, "none waits: ignored")
     }
 
+    /// The client's own connection errors name their server already; the problem said it twice
+    /// ("a:4222: a:4222: Connection reset by peer").
+    @Test func aCauseThatNamesItsServerNamesItOnce() async {
+        var m = await Self.connectedMachine()
+        _ = m.disconnected(from: "a:4222", reason: "a:4222: Connection reset by peer (errno 104)", at: Self.t0)
+        #expect(m.problem == "a:4222: Connection reset by peer (errno 104)")
+        _ = m.attemptFailed(server: "a:4222", message: "a:4222: Connection refused (errno 111)", serverCount: 2)
+        #expect(m.problem == "a:4222: Connection refused (errno 111)")
+        // Another server's name in the text is not this one's.
+        _ = m.attemptFailed(server: "b:4222", message: "a:4222: refused", serverCount: 2)
+        #expect(m.problem == "b:4222: a:4222: refused")
+    }
+
     // MARK: - Losing a connection, and the backoff
 
     @Test func aLostConnectionFailsItsFlushesAndKeepsTheCause() async {

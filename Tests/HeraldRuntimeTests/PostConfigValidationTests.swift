@@ -302,8 +302,8 @@ extension ConfigFixtures {
         #expect(subscriber["required"] as? [String] == ["kind", "rules"])
         let rule = try #require(definitions["postRule"] as? [String: Any])
         #expect((rule["properties"] as? [String: Any])?.keys.sorted()
-            == ["body", "bucket", "description", "fields", "for", "language", "media", "on", "quiet", "rate", "service", "spoiler", "text",
-                "visibility", "when"])
+            == ["body", "bucket", "description", "fields", "for", "inReplyTo", "language", "media", "on", "quiet", "rate", "service", "spoiler",
+                "text", "visibility", "when"])
         #expect(rule["required"] as? [String] == ["on", "service"])
         #expect(rule["additionalProperties"] as? Bool == false)
     }

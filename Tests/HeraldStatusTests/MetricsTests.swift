@@ -22,7 +22,7 @@ final class ScriptedPosts: PostService {
     private let state = SyncLock(State())
 
     func post(_ intent: PostIntent, mayExist: Bool, progress: @escaping @Sendable (UploadProgress) -> Void) async throws -> String {
-        guard case .status(let text, _) = intent.content else { return "?" }
+        guard case .status(let text, _, _) = intent.content else { return "?" }
         if text.contains("fail") { throw PostServiceError("refused by the script") }
         if text.contains("hold") {
             await withCheckedContinuation { continuation in

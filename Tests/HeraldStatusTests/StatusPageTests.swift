@@ -47,6 +47,16 @@ import HeraldTesting
         let scheduling = Task { await schedule.run() }
         let posts = ScriptedPosts()
         let scheduler = try await posts.scheduler(template: "{{word}}", outbox: directory, bus: bus, sources: sources)
+        // The file the daemon runs: the page's config line shows its path, hash and load time.
+        let loadedAt = Date(timeIntervalSince1970: 1_796_000_000)
+        sources.updateConfig { config in
+            config.path = "/etc/herald/config.json"
+            config.sha1 = "1a2b3c4d5e6f7a8b9c0d1e2f3a4b5c6d7e8f9a0b"
+            config.loadedAt = loadedAt
+            config.reloads = 2
+            config.lastReloadSuccessful = false
+            config.lastErrors = ["loaders.images.every: \"30x\" is not a duration"]
+        }
         sources.markReady()
         let running = try await RunningEndpoint.start(sources)
         await clock.waitForSleepers(1)
@@ -61,6 +71,14 @@ import HeraldTesting
         #expect(row.contains("timeline"))
         #expect(row.contains("waiting"))
         #expect(row.contains("finished: 20 items, 20 new"))
+        try await chromium.waitUntil("document.getElementById('config').innerText.length > 0")
+        let config = try #require(try await chromium.evaluate("document.getElementById('config').innerText") as? String)
+        // The time as this browser's locale writes it, of the instant given.
+        let loaded = try #require(try await chromium.evaluate("new Date(\"2026-11-30T00:53:20Z\").toLocaleTimeString()") as? String)
+        #expect(ISO8601DateFormatter().string(from: loadedAt) == "2026-11-30T00:53:20Z")
+        #expect(config.hasPrefix("config /etc/herald/config.json · sha1 1a2b3c4d5e6f · loaded \(loaded) · 2 reloads"), "\(config)")
+        #expect(!config.contains("1a2b3c4d5e6f7"), "the hash is shortened to 12 digits: \(config)")
+        #expect(config.contains("last reload failed: loaders.images.every: \"30x\" is not a duration"), "\(config)")
         try await chromium.waitUntil("document.querySelector('#outbox tr[data-key]')")
         let outbox = try #require(try await chromium.evaluate("document.querySelector('#outbox').innerText") as? String)
         #expect(outbox.contains("echo:event:"))

@@ -90,7 +90,11 @@ public final class NATSServerProcess: Sendable {
             // A frozen server must run again to act on the SIGTERM.
             running.signal(SIGCONT)
         }
-        _ = await running.finish()
+        // Bounded: a server that does not act on SIGTERM within the hang guard is killed.
+        if await running.finish() == nil {
+            running.signal(SIGKILL)
+            _ = await running.finish(within: .seconds(60))
+        }
         log.withLock { $0 += running.stderr + running.stdout }
     }
 

@@ -210,7 +210,7 @@ struct ConnectionMachine {
         -> (failPongs: [CheckedContinuation<Void, any Error>], next: NextStep)
     {
         if phase != .closing { phase = .reconnecting }
-        problem = "\(server): \(reason)"
+        problem = Self.naming(server, reason)
         let pongs = takeClientPongs()
         let uptime = connectedAt.map { $0.duration(to: now) } ?? .zero
         let healthy = isHealthy && uptime >= policy.healthyUptime
@@ -233,10 +233,16 @@ struct ConnectionMachine {
         return (pongs, .reconnect)
     }
 
+    /// `text` led by the server it is about, once: the client's connection errors already name
+    /// their server ("a:4222: connection refused"), and the problem said it twice.
+    static func naming(_ server: String, _ text: String) -> String {
+        text.hasPrefix(server + ": ") ? text : "\(server): \(text)"
+    }
+
     /// An attempt to connect to `server` failed with `message`; `serverCount` servers are known.
     mutating func attemptFailed(server: String, message: String, serverCount: Int) -> NextStep {
         failures += 1
-        problem = "\(server): \(message)"
+        problem = Self.naming(server, message)
         if !everConnected {
             firstPassReasons.append(message)
             if !policy.retryOnFailedConnect, failures >= serverCount {

@@ -5,7 +5,8 @@ import HeraldSubscribers
 
 /// `herald replay`: runs a configuration's post rules over an archive's events (its rotated
 /// files first, as `herald tail` reads them) and says what each would post: the rendered text
-/// or object, the service, the idempotency key, and what the rule's outbox says of that key.
+/// or object, the service, the idempotency key, and what the rule's outbox says of that key;
+/// with ``askServices(_:)``, what the service says of it where it can be asked without posting.
 /// With ``post(_:daemon:)`` the new ones are posted through the outbox, exactly once.
 ///
 /// Lines that are not envelopes (corrupt, or a torn last line) are skipped and counted.
@@ -38,6 +39,11 @@ public struct ArchiveReplay: Sendable {
         public var outbox: String?
         /// Whether the rule could not render the event.
         public var failed: Bool
+        /// What the service says of the key, once asked (``ArchiveReplay/askServices(_:)``); nil
+        /// when it was not asked.
+        public var serviceAnswer: ServiceAnswer? = nil
+        /// The BaaS bucket an object goes to (nil for other content), where the service is asked.
+        var bucket: String? = nil
     }
 
     /// What a replay found.
@@ -129,9 +135,10 @@ public struct ArchiveReplay: Sendable {
 
     private static func candidates(_ envelope: Envelope<any Event>, _ selected: SelectedRule, outbox: [String: String]) -> [Candidate] {
         let rule = selected.rule
-        func candidate(key: String?, content: String, failed: Bool) -> Candidate {
+        func candidate(key: String?, content: String, failed: Bool, bucket: String? = nil) -> Candidate {
             Candidate(time: envelope.timestamp, topic: envelope.topic.name, subscriber: selected.subscriber, rule: rule.name,
-                      service: rule.service, key: key, content: content, outbox: key.flatMap { outbox[$0] }, failed: failed)
+                      service: rule.service, key: key, content: content, outbox: key.flatMap { outbox[$0] }, failed: failed,
+                      bucket: bucket)
         }
         let outcomes: [PostIntake.Outcome]
         do {
@@ -141,7 +148,12 @@ public struct ArchiveReplay: Sendable {
         }
         return outcomes.map { outcome in
             switch outcome {
-            case .intent(let intent): candidate(key: intent.key, content: describe(intent.content), failed: false)
+            case .intent(let intent):
+                if case .object(let bucket, _) = intent.content {
+                    candidate(key: intent.key, content: describe(intent.content), failed: false, bucket: bucket)
+                } else {
+                    candidate(key: intent.key, content: describe(intent.content), failed: false)
+                }
             case .failed(let failure): candidate(key: failure.key, content: failure.reason, failed: true)
             }
         }
@@ -150,10 +162,11 @@ public struct ArchiveReplay: Sendable {
     /// The rendered content in one line: `text "…"` (with its media), or `object in todos {…}`.
     static func describe(_ content: PostIntent.Content) -> String {
         switch content {
-        case .status(let text, let media):
-            return "text \(quoted(text))" + (media.map { " with media \($0)" } ?? "")
+        case .status(let text, let media, let inReplyTo):
+            return "text \(quoted(text))" + (media.map { " with media \($0)" } ?? "") + (inReplyTo.map { " in reply to \($0)" } ?? "")
         case .mastodonStatus(let status):
             return "text \(quoted(status.text))" + (status.media.map { " with media \($0)" } ?? "")
+                + (status.inReplyTo.map { " in reply to \($0)" } ?? "")
         case .object(let bucket, let fields):
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]

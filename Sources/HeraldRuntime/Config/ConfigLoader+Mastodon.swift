@@ -76,7 +76,8 @@ extension ConfigLoader {
     }
 
     /// A rule's Mastodon status: `text` (required), `visibility`, `spoiler`, `language`, `media`
-    /// (a file or `{"field": …}`) and `description` (the media's alt text).
+    /// (a file or `{"field": …}`), `description` (the media's alt text) and `inReplyTo` (a
+    /// template of the id of the status it answers).
     func readMastodonTarget(_ fields: [String: ConfigJSON], path: String, baseDirectory: URL,
                             _ reader: ConfigReader) -> MastodonPostTemplate? {
         var valid = true
@@ -146,9 +147,13 @@ extension ConfigLoader {
                 valid = false
             }
         }
+        let inReplyTo = readReplyTemplate(fields, path: path, idCheck: { id in
+            !id.isEmpty && !id.contains(where: { $0.isWhitespace }) ? nil : "not a status id"
+        }, reader)
+        if fields["inReplyTo"] != nil, inReplyTo == nil { valid = false }
         guard valid, let text else { return nil }
         return MastodonPostTemplate(text: text, visibility: visibility, spoiler: spoiler, language: language, media: media,
-                                    description: description)
+                                    description: description, inReplyTo: inReplyTo)
     }
 
     /// The keys of a Mastodon target that read fields, with their paths.
@@ -157,6 +162,7 @@ extension ConfigLoader {
         if let spoiler = template.spoiler { uses.append(("\(path).spoiler", spoiler.fieldPaths)) }
         if case .field(let field)? = template.media { uses.append(("\(path).media.field", [field])) }
         if let description = template.description { uses.append(("\(path).description", description.fieldPaths)) }
+        if let inReplyTo = template.inReplyTo { uses.append(("\(path).inReplyTo", inReplyTo.fieldPaths)) }
         return uses
     }
 }

@@ -77,7 +77,8 @@ extension ConfigLoader {
                           _ reader: ConfigReader) -> PostRule? {
         var valid = PostTopics.isValidRuleName(name)
         if !valid { reader.report(path, "\"\(name)\" is not a valid rule name (letters, digits, - and _ only)") }
-        let allowed = ["on", "for", "when", "service", "text", "media", "bucket", "fields", "body", "rate", "quiet"] + Self.mastodonRuleKeys
+        let allowed = ["on", "for", "when", "service", "text", "media", "inReplyTo", "bucket", "fields", "body", "rate", "quiet"]
+            + Self.mastodonRuleKeys
         guard let fields = reader.object(value, at: path, allowed: allowed) else { return nil }
 
         var pattern: TopicPattern?
@@ -113,6 +114,10 @@ extension ConfigLoader {
             }
         }
         if let serviceKind, serviceKind != "mastodon", !reportMastodonOnlyKeys(fields, path: path, serviceKind: serviceKind, reader) {
+            valid = false
+        }
+        if let serviceKind, !["twitter", "mastodon"].contains(serviceKind), fields["inReplyTo"] != nil {
+            reader.report("\(path).inReplyTo", "only for a twitter or mastodon service; \"service\" is a \(serviceKind) service")
             valid = false
         }
         if let serviceKind, serviceKind != "webhook", fields["body"] != nil {
@@ -170,7 +175,11 @@ extension ConfigLoader {
                 reader.report("\(path).media", "expected a file path or {\"field\": \"…\"}, got \(other.shown)")
                 valid = false
             }
-            if let text { target = .status(text: text, media: media) }
+            let inReplyTo = readReplyTemplate(fields, path: path, idCheck: { id in
+                !id.isEmpty && id.utf8.count <= 19 && id.allSatisfy { $0.isASCII && $0.isNumber } ? nil : "not a post id (decimal digits)"
+            }, reader)
+            if fields["inReplyTo"] != nil, inReplyTo == nil { valid = false }
+            if let text { target = .status(text: text, media: media, inReplyTo: inReplyTo) }
         case "baas":
             for key in ["text", "media"] where fields[key] != nil {
                 reader.report("\(path).\(key)", "only for a twitter service; a baas service creates an object from \"fields\"")
@@ -246,9 +255,10 @@ extension ConfigLoader {
     private static func fieldUses(of rule: PostRule, path: String, conditionsAsArray: Bool) -> [(path: String, fields: [FieldPath])] {
         var uses: [(path: String, fields: [FieldPath])] = []
         switch rule.target {
-        case .status(let text, let media):
+        case .status(let text, let media, let inReplyTo):
             uses.append(("\(path).text", text.fieldPaths))
             if case .field(let field)? = media { uses.append(("\(path).media.field", [field])) }
+            if let inReplyTo { uses.append(("\(path).inReplyTo", inReplyTo.fieldPaths)) }
         case .object(_, let values):
             func paths(_ template: FieldTemplate) -> [FieldPath] {
                 switch template {
@@ -330,6 +340,20 @@ extension ConfigLoader {
             reader.report("\(path).\(key)", error.description)
             return nil
         }
+    }
+
+    /// `inReplyTo`: a template of the id of the post a rule's post answers (`"{{id_str}}"` on
+    /// an X timeline's new item, `"{{id}}"` on a Mastodon status); a template without
+    /// placeholders is checked against `idCheck` (a reason when it is not an id) now, not at the
+    /// first post.
+    func readReplyTemplate(_ fields: [String: ConfigJSON], path: String, idCheck: (String) -> String?,
+                           _ reader: ConfigReader) -> PostTemplate? {
+        guard fields["inReplyTo"] != nil, let reply = template(fields, "inReplyTo", at: path, required: false, reader) else { return nil }
+        if reply.fieldPaths.isEmpty, let problem = idCheck(reply.source) {
+            reader.report("\(path).inReplyTo", "\"\(reply.source)\" is \(problem)")
+            return nil
+        }
+        return reply
     }
 
     /// `when`: one condition object or an array of them (all must hold).

@@ -175,12 +175,12 @@ public struct HeraldDaemon: Sendable {
         }
         if let notifier = host.notifier, let interval = notifier.watchdogInterval {
             let alone = configuration.cluster == nil
+            // On a cluster node a loader runs where its lease is held: only the bus is checked.
             members.append(.init("watchdog", WatchdogService(
-                notifier: notifier, interval: interval, bus: bus,
-                loadersAlive: { [runtime] in
-                    !alone || runtime.configuration.loaders.keys.allSatisfy { runtime.loaders.contains("loaders.\($0)") }
-                },
-                sleep: { [clock] in try await clock.sleep(for: $0) })))
+                interval: interval, bus: bus,
+                loadersAlive: { [runtime, now] in !alone || runtime.loaderLiveness.problem(now: now(), grace: interval * 2) == nil },
+                sleep: { [clock] in try await clock.sleep(for: $0) },
+                send: { notifier.send($0) })))
         }
         let announcement = announcement
         let group = makeGroup(members, stopOnSignals ? [.sigint, .sigterm] : [], duration) { event in

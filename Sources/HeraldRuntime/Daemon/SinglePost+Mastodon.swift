@@ -6,7 +6,7 @@ extension SinglePost {
     /// services) through `POST /api/v2/media`, waited for until processed, then
     /// `POST /api/v1/statuses` with an `Idempotency-Key` made for this one post, so a retried
     /// request cannot make a second status.
-    static func postMastodon(_ client: MastodonClient, _ text: String, media: Data?, progress: @escaping @Sendable (Progress) -> Void,
+    static func postMastodon(_ client: MastodonClient, _ text: String, media: Data?, inReplyTo: String?, progress: @escaping @Sendable (Progress) -> Void,
                              stage: @escaping @Sendable (Stage) -> Void) async throws -> (id: String, mediaID: String?) {
         var mediaIDs: [String] = []
         if let media {
@@ -18,7 +18,7 @@ extension SinglePost {
         }
         if Task.isCancelled { throw ServiceError.cancelled }
         stage(.sendingStatus)
-        let status = try await client.postStatus(MastodonStatusDraft(status: text, mediaIDs: mediaIDs), idempotencyKey: "herald-post-\(UUID().uuidString)")
+        let status = try await client.postStatus(MastodonStatusDraft(status: text, mediaIDs: mediaIDs, inReplyToID: inReplyTo), idempotencyKey: "herald-post-\(UUID().uuidString)")
         return (status.id, mediaIDs.first)
     }
 }

@@ -4,7 +4,7 @@ import HeraldServices
 extension SinglePost {
     /// `herald post` on an `"api": "v2"` service: the video through the v2 chunked upload
     /// (checked locally first), then `POST /2/tweets`, reporting the same steps and stages.
-    static func postX(_ client: XClient, _ text: String, media: Data?, progress: @escaping @Sendable (Progress) -> Void,
+    static func postX(_ client: XClient, _ text: String, media: Data?, inReplyTo: String?, progress: @escaping @Sendable (Progress) -> Void,
                       stage: @escaping @Sendable (Stage) -> Void) async throws -> (id: String, mediaID: String?) {
         var mediaIDs: [String] = []
         if let media {
@@ -17,7 +17,7 @@ extension SinglePost {
         }
         if Task.isCancelled { throw ServiceError.cancelled }
         stage(.sendingStatus)
-        let post = try await client.createPost(text: text, mediaIDs: mediaIDs)
+        let post = try await client.createPost(text: text, mediaIDs: mediaIDs, inReplyTo: inReplyTo)
         return (post.id, mediaIDs.first)
     }
 }

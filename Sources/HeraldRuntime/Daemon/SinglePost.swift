@@ -15,7 +15,7 @@ public struct SinglePost: Sendable {
         self.service = service
     }
 
-    /// One step of a video's upload, reported to ``post(_:media:progress:stage:)``'s `progress`.
+    /// One step of a video's upload, reported to ``post(_:media:inReplyTo:progress:stage:)``'s `progress`.
     public typealias Progress = UploadProgress
 
     /// The largest video, in bytes, that can be posted (``MediaLimits/twitterVideo``'s 15 MB): a larger file need
@@ -73,13 +73,15 @@ public struct SinglePost: Sendable {
         throw DaemonError("the configuration has no twitter or mastodon service to post to")
     }
 
-    /// Posts `text` with `media` (the bytes of an MP4 file), reporting upload steps and stages.
+    /// Posts `text` with `media` (the bytes of an MP4 file), reporting upload steps and stages;
+    /// with `inReplyTo`, as a reply to that post (X API v2 `reply.in_reply_to_tweet_id`, v1.1
+    /// `in_reply_to_status_id`, Mastodon `in_reply_to_id`).
     ///
     /// Cancelling the calling task stops the request in flight; the error then says it was
     /// cancelled, and the last ``Stage`` reported tells what had been done.
     ///
     /// - Throws: ``DaemonError`` with the service's or the validation's reason.
-    public func post(_ text: String, media: Data? = nil,
+    public func post(_ text: String, media: Data? = nil, inReplyTo: String? = nil,
                      progress: @escaping @Sendable (Progress) -> Void = { _ in },
                      stage: @escaping @Sendable (Stage) -> Void = { _ in }) async throws(DaemonError) -> Posted {
         let name = try serviceName()
@@ -95,13 +97,13 @@ public struct SinglePost: Sendable {
             if case .mastodon? = configuration.services[name] {
                 let client = try ServiceDirectory(configuration: configuration, sandbox: sandbox, transport: SchemeRoutingTransport())
                     .mastodon(name, clock: ContinuousClock(), now: { Date() })
-                let posted = try await Self.postMastodon(client, text, media: media, progress: progress, stage: stage)
+                let posted = try await Self.postMastodon(client, text, media: media, inReplyTo: inReplyTo, progress: progress, stage: stage)
                 await sandbox?.stop()
                 return Posted(statusID: posted.id, service: name, sandboxURL: sandbox?.baseURL, mediaID: posted.mediaID)
             }
             if case .x? = configuration.services[name] {
                 let client = try ServiceDirectory(configuration: configuration, sandbox: sandbox, transport: SchemeRoutingTransport()).x(name)
-                let posted = try await Self.postX(client, text, media: media, progress: progress, stage: stage)
+                let posted = try await Self.postX(client, text, media: media, inReplyTo: inReplyTo, progress: progress, stage: stage)
                 await sandbox?.stop()
                 return Posted(statusID: posted.id, service: name, sandboxURL: sandbox?.baseURL, mediaID: posted.mediaID)
             }
@@ -118,7 +120,7 @@ public struct SinglePost: Sendable {
             // Not begun when cancelled already: the stage would claim a request that is never sent.
             if Task.isCancelled { throw ServiceError.cancelled }
             stage(.sendingStatus)
-            let status = try await client.update(status: text, mediaIDs: mediaIDs)
+            let status = try await client.update(status: text, inReplyTo: inReplyTo, mediaIDs: mediaIDs)
             await sandbox?.stop()
             return Posted(statusID: status.id, service: name, sandboxURL: sandbox?.baseURL, mediaID: mediaIDs.first)
         } catch {

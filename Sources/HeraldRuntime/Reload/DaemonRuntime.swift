@@ -26,6 +26,8 @@ final class DaemonRuntime: Sendable {
         var logs: [String: LogSubscriber] = [:]
         var sinks: [String: FileSink] = [:]
         var posters: [String: PostScheduler] = [:]
+        /// The monitor of each loader's latest schedule.
+        var monitors: [String: ScheduleMonitor] = [:]
     }
 
     let bus: EventBus
@@ -55,6 +57,15 @@ final class DaemonRuntime: Sendable {
 
     /// The post scheduler running post subscriber `name`, if any.
     func poster(_ name: String) -> PostScheduler? { state.withLock { $0.posters[name] } }
+
+    /// What the latest schedule of loader `id` has done, if it has one.
+    func scheduleSnapshot(ofLoader id: String) -> ScheduleSnapshot? { state.withLock { $0.monitors[id] }?.snapshot }
+
+    /// The loaders of the running configuration, as the watchdog checks them.
+    var loaderLiveness: LoaderLiveness {
+        LoaderLiveness(ids: Array(configuration.loaders.keys), running: { [loaders] in loaders.contains("loaders.\($0)") },
+                       snapshot: { [self] in scheduleSnapshot(ofLoader: $0) })
+    }
 
     /// The configuration running now.
     var configuration: HeraldConfiguration { state.withLock { $0.daemon.configuration } }
@@ -100,6 +111,7 @@ final class DaemonRuntime: Sendable {
     func loaderMember(_ id: String, _ settings: LoaderConfiguration) -> ServiceGroup.Member {
         let daemon = daemon
         let monitor = ScheduleMonitor()
+        state.withLock { $0.monitors[id] = monitor }
         sources.add(StatusSources.Loader(id: id, kind: settings.kind.name, monitor: monitor))
         return .init("loaders.\(id)", DeferredService { [self] in
             let loader = try daemon.makeLoader(id, settings, bus: bus, store: store, sandbox: sandbox?.sandbox)
@@ -134,7 +146,10 @@ final class DaemonRuntime: Sendable {
         if !clustered {
             for id in difference.removedLoaders + difference.changedLoaders {
                 await loaders.remove("loaders.\(id)")
-                if difference.removedLoaders.contains(id) { sources.removeLoader(id) }
+                if difference.removedLoaders.contains(id) {
+                    sources.removeLoader(id)
+                    state.withLock { $0.monitors[id] = nil }
+                }
             }
             // A loader that now reads something else starts with no state; its old state is
             // kept beside, as `<id>.json.replaced`, not deleted.

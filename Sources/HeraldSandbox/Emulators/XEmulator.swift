@@ -187,7 +187,15 @@ struct XEmulator {
         let text = body["text"]?.string ?? ""
         var mediaIDs: [String] = []
         if case .array(let ids)? = body["media"]?["media_ids"] { mediaIDs = ids.compactMap(\.string) }
-        let reply = body["reply"]?["in_reply_to_tweet_id"]?.string.flatMap(UInt64.init)
+        // The reference's pattern for a post id, ^[0-9]{1,19}$: anything else is refused, not
+        // dropped (a reply that silently became a post would hide a client's bug).
+        let replyText = body["reply"]?["in_reply_to_tweet_id"]?.string
+        let reply = replyText.flatMap { $0.count <= 19 && $0.allSatisfy({ $0.isASCII && $0.isNumber }) ? UInt64($0) : nil }
+        if body["reply"] != nil, reply == nil {
+            return XEncoding.problem(400, title: "Invalid Request",
+                                     detail: "$.reply.in_reply_to_tweet_id: does not match the regex pattern ^[0-9]{1,19}$",
+                                     type: "https://api.twitter.com/2/problems/invalid-request")
+        }
         guard !text.isEmpty || !mediaIDs.isEmpty else {
             return XEncoding.problem(400, title: "Invalid Request", detail: "The text or media of a post is required.",
                                      type: "https://api.twitter.com/2/problems/invalid-request")

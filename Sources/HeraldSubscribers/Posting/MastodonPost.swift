@@ -15,16 +15,19 @@ public struct MastodonPostTemplate: Sendable, Hashable {
     public var media: MediaSource?
     /// The media's alt text, if any.
     public var description: PostTemplate?
+    /// The id of the status this one replies to (`in_reply_to_id`), if any.
+    public var inReplyTo: PostTemplate?
 
     /// Creates the templates of a Mastodon post.
     public init(text: PostTemplate, visibility: String? = nil, spoiler: PostTemplate? = nil, language: String? = nil,
-                media: MediaSource? = nil, description: PostTemplate? = nil) {
+                media: MediaSource? = nil, description: PostTemplate? = nil, inReplyTo: PostTemplate? = nil) {
         self.text = text
         self.visibility = visibility
         self.spoiler = spoiler
         self.language = language
         self.media = media
         self.description = description
+        self.inReplyTo = inReplyTo
     }
 
     /// Every template, for validation.
@@ -33,6 +36,7 @@ public struct MastodonPostTemplate: Sendable, Hashable {
         if let spoiler { all.append(spoiler) }
         if case .field(let path)? = media, let template = try? PostTemplate("{{\(path)}}") { all.append(template) }
         if let description { all.append(description) }
+        if let inReplyTo { all.append(inReplyTo) }
         return all
     }
 
@@ -49,7 +53,8 @@ public struct MastodonPostTemplate: Sendable, Hashable {
             path = value
         }
         return MastodonPostContent(text: try text.render(context), visibility: visibility, spoiler: try spoiler?.render(context),
-                                   language: language, media: path, description: try description?.render(context))
+                                   language: language, media: path, description: try description?.render(context),
+                                   inReplyTo: try inReplyTo?.render(context))
     }
 }
 
@@ -67,16 +72,20 @@ public struct MastodonPostContent: Sendable, Hashable, Codable {
     public var media: String?
     /// The media's alt text, if any.
     public var description: String?
+    /// The id of the status it replies to, if any (absent from outbox lines written before
+    /// replies existed, which read as nil).
+    public var inReplyTo: String?
 
     /// Creates a rendered post.
     public init(text: String, visibility: String? = nil, spoiler: String? = nil, language: String? = nil, media: String? = nil,
-                description: String? = nil) {
+                description: String? = nil, inReplyTo: String? = nil) {
         self.text = text
         self.visibility = visibility
         self.spoiler = spoiler
         self.language = language
         self.media = media
         self.description = description
+        self.inReplyTo = inReplyTo
     }
 }
 
@@ -84,7 +93,7 @@ extension PostRule.Target {
     /// The media a target attaches, if any (a cluster node must be allowed to read it).
     public var mediaSource: MediaSource? {
         switch self {
-        case .status(_, let media): media
+        case .status(_, let media, _): media
         case .object: nil
         case .mastodonStatus(let template): template.media
         case .webhook: nil

@@ -2,7 +2,8 @@ import Foundation
 import HeraldServices
 
 /// Statuses on a Mastodon server (`POST /api/v1/statuses`), with optional media uploaded
-/// through `POST /api/v2/media` and waited for until processed.
+/// through `POST /api/v2/media` and waited for until processed, and a rule's `inReplyTo` as
+/// `in_reply_to_id`.
 ///
 /// Each status carries the intent's idempotency key as `Idempotency-Key`: a retry, or an intent
 /// sent again after a crash, within the hour the server keeps keys, gets the status made the
@@ -30,9 +31,10 @@ public struct MastodonPostService: PostService {
         let content: MastodonPostContent
         switch intent.content {
         case .mastodonStatus(let made): content = made
-        case .status(let text, let media): content = MastodonPostContent(text: text, media: media)
+        case .status(let text, let media, let inReplyTo): content = MastodonPostContent(text: text, media: media, inReplyTo: inReplyTo)
         case .object, .webhook: throw PostServiceError("service \"\(intent.service)\" posts statuses, not BaaS objects or webhook bodies")
         }
+        let reply = try ReplyID.mastodon(content.inReplyTo)
         var mediaIDs: [String] = []
         if let media = content.media {
             let url = MediaFile.url(media, baseDirectory: baseDirectory)
@@ -45,7 +47,7 @@ public struct MastodonPostService: PostService {
             mediaIDs = [uploaded.id]
         }
         let draft = MastodonStatusDraft(status: content.text, visibility: content.visibility, spoilerText: content.spoiler,
-                                        language: content.language, mediaIDs: mediaIDs)
+                                        language: content.language, mediaIDs: mediaIDs, inReplyToID: reply)
         return try await client.postStatus(draft, idempotencyKey: intent.key).id
     }
 }

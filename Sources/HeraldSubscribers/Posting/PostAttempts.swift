@@ -27,9 +27,12 @@ package struct PostAttempts: Sendable {
 
     /// Sends `intent` through `service` until an outcome. `mayExist`: an earlier attempt or run
     /// may have made it. `waitBeforeSending` says how long quiet hours or the rate make the next
-    /// request wait (nil: send now).
+    /// request wait (nil: send now). `beforeFirstRequest`, when given, runs once, just before
+    /// the first request: true when an earlier attempt elsewhere may have made the post, nil to
+    /// stop without sending (the cluster marks each attempt in its state bucket there).
     package func send(_ intent: PostIntent, through service: any PostService, mayExist: Bool,
-                      waitBeforeSending: () -> Duration?, progress: @escaping @Sendable (UploadProgress) -> Void) async -> Outcome {
+                      waitBeforeSending: () -> Duration?, beforeFirstRequest: (() async -> Bool?)? = nil,
+                      progress: @escaping @Sendable (UploadProgress) -> Void) async -> Outcome {
         var mayExist = mayExist
         var requests = 0
         var failures = 0
@@ -38,6 +41,10 @@ package struct PostAttempts: Sendable {
             if let wait = waitBeforeSending() {
                 guard (try? await clock.sleep(for: wait)) != nil else { return .stopped }
                 continue
+            }
+            if requests == 0, let beforeFirstRequest {
+                guard let earlier = await beforeFirstRequest() else { return .stopped }
+                if earlier { mayExist = true }
             }
             requests += 1
             do {

@@ -13,8 +13,9 @@ import Darwin
 public struct PostIntent: Sendable, Hashable, Codable {
     /// What is posted, rendered.
     public enum Content: Sendable, Hashable, Codable {
-        /// A status and an optional media file's path.
-        case status(text: String, media: String?)
+        /// A status, an optional media file's path, and the id of the post it replies to, if
+        /// any (absent from outbox lines written before replies existed, which read as nil).
+        case status(text: String, media: String?, inReplyTo: String? = nil)
         /// A BaaS object's fields in a bucket.
         case object(bucket: String, fields: [String: JSONValue])
         /// A Mastodon status with its options and an optional media file's path.

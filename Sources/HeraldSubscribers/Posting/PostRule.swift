@@ -16,8 +16,9 @@ public struct PostRule: Sendable {
 
     /// Where a post goes.
     public enum Target: Sendable, Hashable {
-        /// A status on a Twitter-style service, with an optional video.
-        case status(text: PostTemplate, media: MediaSource?)
+        /// A status on a Twitter-style service (v1.1 or X API v2), with an optional video, and
+        /// optionally as a reply: `inReplyTo` renders the id of the post it answers.
+        case status(text: PostTemplate, media: MediaSource?, inReplyTo: PostTemplate? = nil)
         /// An object created in a BaaS bucket, each string field a template.
         case object(bucket: String, fields: [String: FieldTemplate])
         /// A status on a Mastodon server, with options and optional media.
@@ -59,9 +60,11 @@ public struct PostRule: Sendable {
     /// Every template of the rule, for validation.
     public var templates: [PostTemplate] {
         switch target {
-        case .status(let text, let media):
-            if case .field(let path)? = media { return [text, (try? PostTemplate("{{\(path)}}")) ?? text] }
-            return [text]
+        case .status(let text, let media, let inReplyTo):
+            var all = [text]
+            if case .field(let path)? = media { all.append((try? PostTemplate("{{\(path)}}")) ?? text) }
+            if let inReplyTo { all.append(inReplyTo) }
+            return all
         case .object(_, let fields):
             return fields.keys.sorted().flatMap { fields[$0]?.templates ?? [] }
         case .mastodonStatus(let template):

@@ -302,7 +302,7 @@ public final class PostScheduler: Sendable {
 
     package static func render(_ target: PostRule.Target, _ context: PostContext) throws(PostRenderError) -> PostIntent.Content {
         switch target {
-        case .status(let text, let media):
+        case .status(let text, let media, let inReplyTo):
             let path: String? = switch media {
             case nil: nil
             case .file(let file)?: file
@@ -314,7 +314,7 @@ public final class PostScheduler: Sendable {
                     return value
                 }()
             }
-            return .status(text: try text.render(context), media: path)
+            return .status(text: try text.render(context), media: path, inReplyTo: try inReplyTo?.render(context))
         case .object(let bucket, let fields):
             var rendered: [String: JSONValue] = [:]
             for (key, field) in fields { rendered[key] = try field.render(context) }

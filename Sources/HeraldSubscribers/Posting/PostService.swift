@@ -29,7 +29,8 @@ public struct PostServiceError: Error, Sendable, Hashable, CustomStringConvertib
 }
 
 /// Statuses (with an optional MP4 video) on a Twitter-style service. Its "duplicate status"
-/// answer (403, code 187) makes a repeated post harmless; the scheduler counts it as sent.
+/// answer (403, code 187) makes a repeated post harmless; the scheduler counts it as sent. A
+/// rule's `inReplyTo` becomes the form's `in_reply_to_status_id`.
 public struct TwitterPostService: PostService {
     /// The client.
     public var client: TwitterClient
@@ -45,16 +46,17 @@ public struct TwitterPostService: PostService {
     }
 
     public func post(_ intent: PostIntent, mayExist: Bool, progress: @escaping @Sendable (UploadProgress) -> Void) async throws -> String {
-        guard case .status(let text, let media) = intent.content else {
+        guard case .status(let text, let media, let inReplyTo) = intent.content else {
             throw PostServiceError("service \"\(intent.service)\" posts statuses, not BaaS objects")
         }
+        let reply = try ReplyID.x(inReplyTo)
         var mediaIDs: [String] = []
         if let media {
             let data = try await MediaFile.readVideo(media, baseDirectory: baseDirectory, access: mediaAccess)
             let uploaded = try await client.uploadMedia(data, mediaType: "video/mp4", category: "tweet_video", progress: progress)
             mediaIDs = [uploaded.mediaID]
         }
-        return try await client.update(status: text, mediaIDs: mediaIDs).id
+        return try await client.update(status: text, inReplyTo: reply, mediaIDs: mediaIDs).id
     }
 }
 

@@ -155,7 +155,7 @@ final class MastodonEmulator: Sendable {
                 SandboxMastodonPost(id: String($0.id), text: $0.text, visibility: $0.visibility, spoilerText: $0.spoiler,
                                     language: $0.language, mediaIDs: $0.mediaIDs,
                                     mediaDescriptions: $0.mediaIDs.map { state.media[$0]?.description ?? "" },
-                                    idempotencyKey: $0.idempotencyKey)
+                                    idempotencyKey: $0.idempotencyKey, inReplyToID: $0.inReplyTo)
             }
         }
     }
@@ -179,4 +179,6 @@ public struct SandboxMastodonPost: Sendable, Hashable, Codable {
     public var mediaDescriptions: [String]
     /// The `Idempotency-Key` it was posted with, if any.
     public var idempotencyKey: String?
+    /// The status it replies to (`in_reply_to_id`), if any.
+    public var inReplyToID: String?
 }
