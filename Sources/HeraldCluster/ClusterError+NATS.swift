@@ -31,6 +31,10 @@ extension ClusterError {
             if error.errorCode == JetStreamError.noSuitablePeers {
                 return .unavailable("\(doing): \(error.description) (does the cluster have as many servers as the replicas asked for?)")
             }
+            if error.errorCode == JetStreamError.messageTooLarge {
+                // The stream's limit (another node's smaller cluster.maxPayload): a retry cannot help.
+                return .permanent("\(doing): \(error.description)")
+            }
             return .refused("\(doing): \(error.description)")
         case let error as KeyValueError:
             return .refused("\(doing): \(error.description)")

@@ -66,6 +66,9 @@ public struct ClusterEventCodec: Sendable {
         guard message.subject.hasPrefix(prefix), let topic = try? Topic(validating: String(message.subject.dropFirst(prefix.count))) else {
             return .malformed("the subject \"\(Self.excerpt(message.subject))\" is not herald.<topic>")
         }
+        if let size = message.oversize {
+            return .malformed(ClusterMessage.oversizeReason(size))
+        }
         if let problem = message.headerProblem {
             // Without its headers the message cannot say which node sent it (this one, maybe).
             return .malformed("its header block cannot be read: \(problem)")

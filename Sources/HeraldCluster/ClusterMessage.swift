@@ -8,6 +8,10 @@ public struct ClusterMessage: Sendable, Hashable {
     public var payload: [UInt8]
     /// Why the message's header block could not be read (then ``headers`` is empty), or nil.
     public var headerProblem: String?
+    /// The size of a message larger than the node's connection takes (``ClusterSettings/maxPayload``
+    /// or the server's `max_payload`, the smaller), or nil. Its bytes were passed over unread:
+    /// ``headers`` and ``payload`` are empty.
+    public var oversize: Int?
 
     /// One header.
     public struct Header: Sendable, Hashable {
@@ -24,11 +28,18 @@ public struct ClusterMessage: Sendable, Hashable {
     }
 
     /// A message.
-    public init(subject: String, headers: [Header] = [], payload: [UInt8], headerProblem: String? = nil) {
+    public init(subject: String, headers: [Header] = [], payload: [UInt8], headerProblem: String? = nil, oversize: Int? = nil) {
         self.subject = subject
         self.headers = headers
         self.payload = payload
         self.headerProblem = headerProblem
+        self.oversize = oversize
+    }
+
+    /// Why an oversized message (see ``oversize``) is not taken, in words.
+    static func oversizeReason(_ size: Int) -> String {
+        "it is \(size) bytes, more than this node's connection takes (cluster.maxPayload, or the server's max_payload when smaller); "
+            + "its bytes were passed over unread"
     }
 
     /// The first value of header `name` (compared without case, as HTTP-style headers are).

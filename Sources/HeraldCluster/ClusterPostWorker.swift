@@ -96,6 +96,12 @@ public final class ClusterPostWorker<C: Clock>: Service, Sendable where C.Durati
 
     private func handle(_ delivery: ClusterDelivery) async {
         let message = delivery.message
+        if let size = message.oversize {
+            // Nothing of it was read, not even its signature: refused once, never delivered again.
+            try? await delivery.settle(.term)
+            post(ClusterPostRefused(subject: message.subject, key: nil, claimedNode: nil, reason: ClusterMessage.oversizeReason(size), bytes: size), nil)
+            return
+        }
         let reason: String
         switch authenticator.verdict(message) {
         case .authentic:

@@ -65,8 +65,10 @@ public struct ClusterSettings: Sendable, Hashable {
     /// names a file; nil: such intents post no media.
     public var mediaDirectory: URL?
     /// The largest message in bytes (headers and body) the node takes from NATS or publishes;
-    /// the server's `max_payload` counts when smaller. A larger incoming message is a protocol
-    /// error (the connection is made again), so give every node of a cluster the same.
+    /// the server's `max_payload` counts when smaller. The streams and buckets are made with it
+    /// as their largest message (an existing one with no limit or a larger one has it lowered),
+    /// so the server refuses larger ones; a larger one stored before is passed over unread and
+    /// reported, the connection stays. Give every node of a cluster the same: the smallest wins.
     public var maxPayload: Int
     /// How the node proves who it is to the NATS servers; nil: it does not.
     public var authentication: ClusterAuthentication?

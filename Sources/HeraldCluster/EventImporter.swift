@@ -65,7 +65,7 @@ public struct EventImporter<C: Clock>: Service where C.Duration == Duration {
         case .malformed(let reason):
             let message = delivery.message
             _ = try? await bus.publish(ClusterImportRejected(subject: message.subject, node: message.header(ClusterEventCodec.nodeHeader),
-                                                             reason: reason, bytes: message.payload.count), from: "cluster")
+                                                             reason: reason, bytes: message.oversize ?? message.payload.count), from: "cluster")
             try? await delivery.settle(.term)
         }
         return true

@@ -73,7 +73,7 @@ struct NATSPullConsumer: ClusterPullConsumer {
             let message = delivered.message
             let headers = (message.headers?.fields ?? []).map { ClusterMessage.Header($0.name, $0.value) }
             return ClusterDelivery(message: ClusterMessage(subject: message.subject, headers: headers, payload: message.payload,
-                                                           headerProblem: message.headerProblem),
+                                                           headerProblem: message.headerProblem, oversize: message.oversize),
                                    deliveryCount: Int(clamping: delivered.metadata.deliveries)) { (settlement) throws(ClusterError) in
                 do {
                     switch settlement {

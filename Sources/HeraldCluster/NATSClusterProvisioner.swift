@@ -4,7 +4,12 @@ import HeraldNATS
 /// stream, the post work queue, this node's import consumer, the shared post consumer, the
 /// lease and state buckets. A missing one is created (two nodes starting at once create the
 /// same configuration, which JetStream accepts); one that exists with other settings is a
-/// ``ClusterError`` naming it and each difference, and is never changed.
+/// ``ClusterError`` naming it and each difference, and is never changed, with one exception:
+/// the largest message. Each stream and bucket is made with `max_msg_size` at the node's
+/// ``ClusterSettings/maxPayload``, so the server refuses what a node could not read (which it
+/// would otherwise store and deliver again every ack wait); one found without a limit, or with a
+/// larger one (made by an older Herald, or by a node with a larger `maxPayload`), has it lowered
+/// to this node's. A smaller limit is kept.
 struct NATSClusterProvisioner: Sendable {
     let jetStream: JetStreamContext
     let settings: ClusterSettings
@@ -17,6 +22,7 @@ struct NATSClusterProvisioner: Sendable {
                                          storage: .file, replicas: settings.replicas)
         config.maxAge = settings.maxAge
         config.duplicateWindow = settings.dedupeWindow
+        config.maxMessageSize = settings.maxPayload
         return config
     }
 
@@ -24,6 +30,7 @@ struct NATSClusterProvisioner: Sendable {
         var config = StreamConfiguration(name: settings.postStream, subjects: [ClusterSettings.postSubjectPrefix + ">"], retention: .workQueue,
                                          storage: .file, replicas: settings.replicas)
         config.duplicateWindow = settings.dedupeWindow
+        config.maxMessageSize = settings.maxPayload
         return config
     }
 
@@ -43,7 +50,7 @@ struct NATSClusterProvisioner: Sendable {
     }
 
     func bucket(_ name: String, ttl: Duration?) -> KeyValueConfiguration {
-        KeyValueConfiguration(bucket: name, history: 1, ttl: ttl, replicas: settings.replicas)
+        KeyValueConfiguration(bucket: name, history: 1, ttl: ttl, replicas: settings.replicas, maxValueSize: settings.maxPayload)
     }
 
     /// Everything, in order; the two buckets.
@@ -77,12 +84,29 @@ struct NATSClusterProvisioner: Sendable {
         let what = "the stream \(wanted.name)"
         if let found = try await info(wanted.name) {
             try Self.check(what, Self.differences(wanted, found))
+            try await limitMessageSize(wanted.name, found, what)
             return
         }
         do {
             _ = try await jetStream.createStream(wanted)
+        } catch let error as JetStreamError where error.errorCode == JetStreamError.streamNameInUse {
+            // Made meanwhile by a node whose limit differs: compared (and limited) as found.
+            guard let found = try await info(wanted.name) else { throw Self.creating(what, error) }
+            try Self.check(what, Self.differences(wanted, found))
+            try await limitMessageSize(wanted.name, found, what)
         } catch {
             throw Self.creating(what, error)
+        }
+    }
+
+    /// Lowers the largest message of the stream `name` (found as `found`) to this node's
+    /// `maxPayload` when it is unlimited or larger.
+    private func limitMessageSize(_ name: String, _ found: StreamConfiguration, _ what: String) async throws(ClusterError) {
+        if let limit = found.maxMessageSize, limit > 0, limit <= settings.maxPayload { return }
+        do {
+            _ = try await jetStream.limitMessageSize(stream: name, to: settings.maxPayload)
+        } catch {
+            throw ClusterError.from(error, "limiting the largest message of \(what) to \(settings.maxPayload) bytes (cluster.maxPayload)")
         }
     }
 
@@ -108,16 +132,34 @@ struct NATSClusterProvisioner: Sendable {
     }
 
     func ensure(_ wanted: KeyValueConfiguration) async throws(ClusterError) -> KeyValueBucket {
-        let what = "the key-value bucket \(wanted.bucket) (stream KV_\(wanted.bucket))"
+        if let bucket = try await existing(wanted) { return bucket }
         do {
-            if let found = try await info("KV_\(wanted.bucket)") {
-                try Self.check(what, Self.differences(wanted, found))
-                return try await jetStream.keyValue(wanted.bucket)
-            }
             return try await jetStream.createKeyValue(wanted)
+        } catch let error as JetStreamError where error.errorCode == JetStreamError.streamNameInUse {
+            // Made meanwhile by a node whose limit differs: compared (and limited) as found.
+            guard let bucket = try await existing(wanted) else { throw Self.creating(Self.describe(wanted), error) }
+            return bucket
         } catch {
-            throw Self.creating(what, error)
+            throw Self.creating(Self.describe(wanted), error)
         }
+    }
+
+    /// The bucket when it exists as `wanted` says (its largest message lowered to this node's
+    /// `maxPayload` when needed); nil when it does not exist.
+    private func existing(_ wanted: KeyValueConfiguration) async throws(ClusterError) -> KeyValueBucket? {
+        let what = Self.describe(wanted)
+        guard let found = try await info("KV_\(wanted.bucket)") else { return nil }
+        try Self.check(what, Self.differences(wanted, found))
+        try await limitMessageSize("KV_\(wanted.bucket)", found, what)
+        do {
+            return try await jetStream.keyValue(wanted.bucket)
+        } catch {
+            throw ClusterError.from(error, "opening \(what)")
+        }
+    }
+
+    private static func describe(_ bucket: KeyValueConfiguration) -> String {
+        "the key-value bucket \(bucket.bucket) (stream KV_\(bucket.bucket))"
     }
 
     private func info(_ stream: String) async throws(ClusterError) -> StreamConfiguration? {

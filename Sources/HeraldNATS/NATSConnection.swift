@@ -101,7 +101,8 @@ public final class NATSConnection: Sendable {
     /// - Parameter timeout: the wait (enforced by the I/O thread); by default
     ///   ``NATSConnectionOptions/requestTimeout``.
     /// - Throws: ``NATSError`` `.noResponders` when nobody is subscribed (the server's 503),
-    ///   `.timeout`, `.cancelled` when the calling task is cancelled, `.closed`, and the errors
+    ///   `.payloadTooLarge` for a reply larger than the connection takes (see
+    ///   ``NATSMessage/oversize``), `.timeout`, `.cancelled` when the calling task is cancelled, `.closed`, and the errors
     ///   of ``publish(_:reply:headers:payload:)-([UInt8])``.
     public func request(_ subject: String, payload: [UInt8] = [], headers: NATSHeaders? = nil, timeout: Duration? = nil) async throws -> NATSMessage {
         let box = TokenBox()
@@ -115,6 +116,10 @@ public final class NATSConnection: Sendable {
                             onMessage: { message in
                                 if message.status == 503 {
                                     continuation.resume(throwing: NATSError.noResponders(subject))
+                                } else if let size = message.oversize {
+                                    continuation.resume(throwing: NATSError(
+                                        kind: .payloadTooLarge,
+                                        message: "the \(size)-byte reply to '\(subject)' exceeds the maximum payload this connection takes; it was passed over unread"))
                                 } else {
                                     continuation.resume(returning: message)
                                 }

@@ -58,9 +58,12 @@ public struct NATSConnectionOptions: Sendable {
     public var maxControlLine = 64 * 1024
     /// The largest message (headers and body) the client takes from the server or publishes:
     /// the smaller of this and the server's `max_payload` counts, so a server that announces
-    /// gigabytes cannot make the client buffer them. A larger incoming message is a protocol
-    /// error (the connection is dropped and made again, with backoff); a larger publish is
-    /// refused (``NATSError/Kind/payloadTooLarge``). 8 MiB by default.
+    /// gigabytes cannot make the client buffer them. A larger incoming message of at most
+    /// 64 MiB is read and dropped as it comes and delivered without its bytes
+    /// (``NATSMessage/oversize``), so a JetStream message stored under a larger limit does not
+    /// cost the connection at each delivery; a larger one still is a protocol error (the
+    /// connection is dropped and made again, with backoff). A larger publish is refused
+    /// (``NATSError/Kind/payloadTooLarge``). 8 MiB by default.
     public var maxPayload = 8 * 1024 * 1024
     /// Whether to leave out the servers the cluster announces.
     public var ignoreDiscoveredServers = false

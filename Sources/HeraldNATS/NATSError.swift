@@ -21,7 +21,8 @@ public struct NATSError: Error, Sendable, Hashable, CustomStringConvertible {
         case serverError
         /// A subject, queue group or reply subject that cannot be sent on the wire.
         case invalidSubject
-        /// A payload (with its headers) larger than the server's `max_payload`.
+        /// A payload (with its headers) larger than the server's `max_payload` (or the client's
+        /// cap), to be sent or received as a reply.
         case payloadTooLarge
         /// The publish was refused because the buffer kept while disconnected is full.
         case bufferFull

@@ -8,29 +8,49 @@ import Testing
 import HeraldTesting
 
 /// A cluster without a server: buckets in memory, a publisher and consumers that answer at once
-/// (with nothing to pull), reports a test yields.
+/// (with nothing to pull) unless a test scripted a failure for their next call, reports a test
+/// yields.
 final class MemoryClusterBackend: ClusterBackend {
+    /// Failures for the next calls of one publisher or consumer, in order.
+    final class Failures: Sendable {
+        private let queue = SyncLock<[ClusterError]>([])
+        /// Makes the next call fail with `error`.
+        func failNext(_ error: ClusterError) { queue.withLock { $0.append(error) } }
+        func next() -> ClusterError? { queue.withLock { $0.isEmpty ? nil : $0.removeFirst() } }
+    }
+
     struct Publisher: ClusterStreamPublisher {
+        var failures = Failures()
         func publish(_ messages: [ClusterMessage]) async -> [Result<ClusterPublishAck, ClusterError>] {
-            messages.enumerated().map { .success(ClusterPublishAck(stream: "MEMORY", sequence: UInt64($0.offset + 1), duplicate: false)) }
+            if let error = failures.next() { return messages.map { _ in .failure(error) } }
+            return messages.enumerated().map { .success(ClusterPublishAck(stream: "MEMORY", sequence: UInt64($0.offset + 1), duplicate: false)) }
         }
     }
 
     struct Consumer: ClusterPullConsumer {
-        func fetch(batch: Int, wait: Duration) async throws(ClusterError) -> [ClusterDelivery] { [] }
+        var failures = Failures()
+        func fetch(batch: Int, wait: Duration) async throws(ClusterError) -> [ClusterDelivery] {
+            if let error = failures.next() { throw error }
+            return []
+        }
     }
 
-    let publisher: any ClusterStreamPublisher = Publisher()
-    let imports: any ClusterPullConsumer = Consumer()
-    let intents: any ClusterPullConsumer = Consumer()
+    let publisher: any ClusterStreamPublisher
+    let imports: any ClusterPullConsumer
+    let intents: any ClusterPullConsumer
     let leases: any ClusterKeyValue
     let states: any ClusterKeyValue
     let reports: any AsyncSequence<ClusterConnectionChanged, Never> & Sendable
     let reporter: AsyncStream<ClusterConnectionChanged>.Continuation
+    /// The scripted failures of the publisher, the import consumer and the intent consumer.
+    let publishFailures = Failures(), importFailures = Failures(), intentFailures = Failures()
 
     init(leases: any ClusterKeyValue, states: any ClusterKeyValue) {
         self.leases = leases
         self.states = states
+        publisher = Publisher(failures: publishFailures)
+        imports = Consumer(failures: importFailures)
+        intents = Consumer(failures: intentFailures)
         let (stream, continuation) = AsyncStream.makeStream(of: ClusterConnectionChanged.self)
         (reports, reporter) = (stream, continuation)
     }
@@ -165,6 +185,81 @@ struct ClusterConnectionServiceTests {
 
         // The next renewal is answered.
         #expect(await lease.refresh() == .none)
+        #expect(service.notConnectedReason == nil)
+        await group.stop()
+    }
+
+    /// The kinds of cluster work besides the leases that readiness follows.
+    enum Work: String, CaseIterable, Sendable {
+        case publish, importPull, intentPull
+
+        /// The failures scripted for this kind's next call.
+        func failures(of memory: MemoryClusterBackend) -> MemoryClusterBackend.Failures {
+            switch self {
+            case .publish: memory.publishFailures
+            case .importPull: memory.importFailures
+            case .intentPull: memory.intentFailures
+            }
+        }
+
+        /// One call of this kind through `backend` (the service's tracked one); whether it was answered.
+        func run(on backend: any ClusterBackend) async -> Bool {
+            switch self {
+            case .publish:
+                let results = await backend.publisher.publish([ClusterMessage(subject: "herald.orders.new", payload: Array("{}".utf8))])
+                return results.allSatisfy { (try? $0.get()) != nil }
+            case .importPull: return (try? await backend.imports.fetch(batch: 1, wait: .seconds(1))) != nil
+            case .intentPull: return (try? await backend.intents.fetch(batch: 1, wait: .seconds(1))) != nil
+            }
+        }
+
+        /// The words readiness uses for it.
+        var words: String {
+            switch self {
+            case .publish: "publishing"
+            case .importPull: "pulling other nodes' events"
+            case .intentPull: "pulling post intents"
+            }
+        }
+    }
+
+    /// A publish, an import pull or an intent pull without an answer makes the node not ready
+    /// (naming what got no answer) while its connection is up; an answer of another kind does
+    /// not make it ready again, a refusal of its own kind (an answer) does, and so does a success.
+    @Test(arguments: Work.allCases)
+    func workWithoutAnAnswerMakesTheNodeNotReadyUntilTheNextOfItsKindIsAnswered(_ work: Work) async throws {
+        let clock = ManualClock()
+        let memory = MemoryClusterBackend(leases: InMemoryKeyValue(name: "leases", clock: clock), states: InMemoryKeyValue(name: "states", clock: clock))
+        let service = ClusterConnectionService(settings: Self.settings(), connector: { _ in memory }, bus: EventBus(), clock: clock)
+        let group = await RunningGroup([.init("cluster.connection", service)])
+        let backend = try #require(service.backend)
+        #expect(await work.run(on: backend))
+        #expect(service.notConnectedReason == nil)
+
+        work.failures(of: memory).failNext(.unavailable("no reply within 10 seconds"))
+        #expect(await !work.run(on: backend))
+        let reason = service.notConnectedReason
+        #expect(reason == "the cluster did not answer while \(work.words): no reply within 10 seconds", "\(reason ?? "nil")")
+
+        // Every other kind answers: still not ready.
+        for other in Work.allCases where other != work {
+            #expect(await other.run(on: backend))
+        }
+        #expect(service.notConnectedReason == reason)
+
+        // A cancelled call says nothing; a refusal is an answer.
+        work.failures(of: memory).failNext(.cancelled)
+        #expect(await !work.run(on: backend))
+        #expect(service.notConnectedReason == reason)
+        work.failures(of: memory).failNext(.refused("the server answered -ERR 'Permissions Violation'"))
+        #expect(await !work.run(on: backend))
+        #expect(service.notConnectedReason == nil)
+
+        // Not answered again, then answered.
+        work.failures(of: memory).failNext(.unavailable("no reply within 10 seconds"))
+        #expect(await !work.run(on: backend))
+        #expect(service.notConnectedReason != nil)
+        #expect(await work.run(on: backend))
         #expect(service.notConnectedReason == nil)
         await group.stop()
     }

@@ -162,9 +162,11 @@ struct NATSLeaseAndPostTests {
     /// (two missed pings 20 s apart, 60 s). Now the failed renewal makes the node not ready before
     /// the loss is published, and the connection pings often enough to be found stale within
     /// the lease's TTL.
-    /// Both follow a frozen server: the node is not ready, and it loses its lease. Which comes
-    /// first is a matter of real time (the ping interval is a fifth of the TTL, checked in
-    /// `connectingCreatesTheStreams…`), which a busy machine may stretch, so it is not asserted.
+    /// The order needs no time bound: a frozen server answers nothing, so the lease can only be
+    /// lost through a renewal that failed without an answer once the TTL ran out, and that
+    /// renewal marks the node not ready before the lease sees its error. So readiness read as the
+    /// loss is published must be "not ready", however slow the machine. (Whether the connection
+    /// is found stale before or after the loss is a matter of real time, and is not asserted.)
     @Test func aFrozenServerMakesTheNodeNotReadyAndLosesItsLease() async throws {
         let server = try await NATSServerProcess.start()
         defer { Task { await server.stop() } }
@@ -192,7 +194,8 @@ struct NATSLeaseAndPostTests {
 
         server.freeze()
         await log.first(ClusterLeaseChanged.self) { $0.change == .lost }
-        #expect(readinessAtLoss.value != nil)
+        let atLoss = readinessAtLoss.value
+        #expect(atLoss != nil && atLoss != "ready", "/readyz when the lease was lost: \(atLoss ?? "not read")")
         await log.first(ClusterConnectionChanged.self) { $0.kind == .disconnected }
         #expect(connection.notConnectedReason != nil)
         server.thaw()
@@ -268,6 +271,42 @@ struct NATSLeaseAndPostTests {
         #expect(sent?.id == "post-41" && sent?.duplicate == true)
         #expect(service.calls.isEmpty)
         await group.stop()
+        await a.close()
+    }
+
+    /// An intent larger than the node takes, stored before the post queue had its limit (made by
+    /// an older Herald), is passed over unread, refused once (`cluster.post.refused`) and
+    /// terminated; the next one is posted and the connection stays. Before: the connection was
+    /// dropped at the message, and again at every delivery after the ack wait.
+    @Test func anOversizedIntentStoredBeforeTheLimitIsRefusedOnceAndTheNextIsPosted() async throws {
+        let server = try await NATSHostileInputTests.serverWithLargerPayloads()
+        defer { Task { await server.stop() } }
+        var settings = ClusterTestSettings.make([server.url], node: "a", ackWait: .seconds(2))
+        settings.maxPayload = 1024 * 1024
+        let a = try await NATSClusterBackend.open(settings)
+        var unlimited = try await a.jetStream.streamInfo("HERALD_POSTS").config
+        unlimited.maxMessageSize = -1
+        _ = try await a.jetStream.updateStream(unlimited)
+        let service = CountingPostService()
+        let bus = EventBus()
+        let log = try EventRecorder(bus: bus, matching: ">")
+        let reports = Task { for await report in a.reports { _ = try? await bus.publish(report, from: "cluster") } }
+        let group = await RunningGroup([.init("posts", Self.worker(a, service, bus: bus))])
+
+        let size = 1536 * 1024
+        let raw = try #require(RawClient(port: server.port))
+        raw.send("CONNECT {\"headers\":true,\"verbose\":false,\"protocol\":1}\r\n")
+        raw.send("PUB herald-posts.todo \(size)\r\n" + String(repeating: "a", count: size) + "\r\nPING\r\n")
+        _ = await raw.read { $0.contains("PONG") }
+        _ = await a.publisher.publish([try Self.message(Self.intent("todo:after-big"), node: "a")])
+        #expect(await log.first(PostSent.self)?.key == "todo:after-big")
+        let refused = log.events(ClusterPostRefused.self)
+        #expect(refused.count == 1 && refused.first?.bytes == size && refused.first?.reason.contains("passed over") == true, "\(refused)")
+        #expect(!log.events(ClusterConnectionChanged.self).contains { $0.kind == .disconnected })
+        #expect(try await Self.postQueueEmpties(a))
+        #expect(service.calls.map(\.key) == ["todo:after-big"])
+        await group.stop()
+        reports.cancel()
         await a.close()
     }
 

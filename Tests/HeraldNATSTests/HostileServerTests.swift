@@ -19,7 +19,8 @@ private final class Counter: Sendable {
 }
 
 /// Servers that accept the handshake and then misbehave: the backoff grows, the cause is named,
-/// and a message larger than the client accepts ends the connection whatever the server said.
+/// a message larger than the client accepts is passed over, and one larger than any server sends
+/// ends the connection whatever the server said.
 @Suite(.timeLimit(.minutes(3)))
 struct HostileServerTests {
     /// Before: the backoff restarted at every handshake, so such a server got hundreds of
@@ -91,18 +92,45 @@ struct HostileServerTests {
         await connection.close()
     }
 
-    /// The server's `max_payload` (4 GiB here) does not raise what the client takes: a 9 MiB
-    /// message is a protocol error at its control line (8 MiB by default), before any of its
-    /// bytes are buffered.
-    @Test func aMessageLargerThanTheClientAcceptsEndsTheConnectionWhateverTheServerAnnounced() async throws {
+    /// The server's `max_payload` (4 GiB here) does not raise what the client buffers: a 9 MiB
+    /// message (more than the 8 MiB it takes by default) is read and dropped as it comes, handed
+    /// over without its bytes, and the connection stays, so a message a JetStream server stored
+    /// under a larger limit cannot cost the connection at each delivery. Before: a protocol error
+    /// that dropped the connection.
+    @Test func aMessageLargerThanTheClientAcceptsIsPassedOverAndTheConnectionStays() async throws {
         let size = 9 * 1024 * 1024
         let server = try FakeNATSServer(greeting: .handshake(maxPayload: 4 << 30)) { session in
-            guard session.number == 1 else { return }
-            session.send("MSG big 1 \(size)\r\n")
+            guard session.number == 1, session.read(until: "SUB big 1\r\n") else { return }
+            session.send("MSG big 1 _INBOX.reply \(size)\r\n")
             session.send([UInt8](repeating: UInt8(ascii: "a"), count: size) + [13, 10])
-            session.send("PING\r\n")
-            // A client that took the whole message answers; then the server closes.
-            session.read(until: "PONG\r\n")
+            session.send("MSG big 1 2\r\nok\r\n")
+            session.readToEnd(answeringPings: true)
+        }
+        defer { server.stop() }
+        var options = NATSConnectionOptions(servers: [server.url], name: "payload-cap")
+        options.allowReconnect = false
+        let connection = try NATSConnection(options: options)
+        let events = ConnectionEvents(connection)
+        try await connection.connect()
+        let subscription = try connection.subscribe("big")
+        var messages = subscription.makeAsyncIterator()
+        let oversized = await messages.next()
+        #expect(oversized?.oversize == size && oversized?.payload.isEmpty == true && oversized?.headers == nil, "\(String(describing: oversized?.oversize))")
+        #expect(oversized?.replyTo == "_INBOX.reply")
+        // The message behind it came on the same connection (the server sends nothing to another).
+        #expect(await messages.next()?.string == "ok")
+        #expect(connection.isConnected)
+        #expect(!events.events.contains { $0.isDisconnected }, "\(events.events)")
+        await connection.close()
+    }
+
+    /// What no NATS server sends (more than 64 MiB) is still a protocol error at its control line,
+    /// whatever the server announced: nothing of it is read.
+    @Test func aMessageLargerThanAnyServerSendsEndsTheConnectionWhateverTheServerAnnounced() async throws {
+        let server = try FakeNATSServer(greeting: .handshake(maxPayload: 4 << 30)) { session in
+            guard session.number == 1 else { return }
+            session.send("MSG big 1 \(2 << 30)\r\n")
+            session.readToEnd()
         }
         defer { server.stop() }
         var options = NATSConnectionOptions(servers: [server.url], name: "payload-cap")
@@ -115,7 +143,7 @@ struct HostileServerTests {
             Issue.record("no disconnect: \(events.events)")
             return
         }
-        #expect(reason.contains("exceeds the maximum payload of 8388608"), "\(reason)")
+        #expect(reason.contains("exceeds the maximum payload of 8388608 and the 67108864 bytes"), "\(reason)")
         await connection.close()
     }
 

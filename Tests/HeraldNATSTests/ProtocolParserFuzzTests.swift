@@ -154,12 +154,58 @@ struct ProtocolParserFuzzTests {
         }
     }
 
+    /// A message larger than the maximum payload (64 KiB here) is read and dropped as it comes:
+    /// the parser never holds more than what one read brought, and hands the message over without
+    /// its bytes (``NATSMessage/oversize``), at every split of the stream. Before: a protocol error
+    /// at its control line, which cost the connection.
+    @Test func aMessageLargerThanTheMaximumPayloadIsPassedOverWithoutBeingBuffered() {
+        let block = "NATS/1.0\r\nNats-Msg-Id: 1\r\n\r\n"
+        var bytes = Array("MSG herald.big 1 $JS.ACK.HERALD.a.1.1.1.0.0 300000\r\n".utf8) + [UInt8](repeating: 65, count: 300_000) + [13, 10]
+        bytes += Array("HMSG herald.bigger 2 \(block.utf8.count) 200000\r\n\(block)".utf8)
+        bytes += [UInt8](repeating: 66, count: 200_000 - block.utf8.count) + [13, 10]
+        bytes += Array("MSG herald.good 1 2\r\nok\r\n".utf8)
+        let expected: [NATSServerOperation] = [
+            .message(NATSMessage(subject: "herald.big", replyTo: "$JS.ACK.HERALD.a.1.1.1.0.0", payload: [], subscriptionID: 1, oversize: 300_000)),
+            .message(NATSMessage(subject: "herald.bigger", payload: [], subscriptionID: 2, oversize: 200_000)),
+            .message(NATSMessage(subject: "herald.good", payload: Array("ok".utf8), subscriptionID: 1)),
+        ]
+        var random = SeededGenerator(seed: 0x0B16)
+        for round in 0..<40 {
+            var parser = NATSProtocolParser(maxControlLine: 4096, maxPayload: 64 * 1024)
+            var operations: [NATSServerOperation] = []
+            var index = 0
+            var largestPiece = 0
+            var mostHeld = 0
+            while index < bytes.count {
+                let length = round == 0 ? bytes.count : Int.random(in: 1...(round % 2 == 0 ? 16 : 70_000), using: &random)
+                let end = min(bytes.count, index + length)
+                largestPiece = max(largestPiece, end - index)
+                parser.feed(bytes[index..<end])
+                index = end
+                mostHeld = max(mostHeld, parser.bufferedCount)
+                do {
+                    while let operation = try parser.next() { operations.append(operation) }
+                } catch {
+                    Issue.record("round \(round): \(error)")
+                    break
+                }
+                mostHeld = max(mostHeld, parser.bufferedCount)
+            }
+            #expect(operations == expected, "round \(round)")
+            if round > 0 {
+                // What one read brought, and at most a control line left over from the one before.
+                #expect(mostHeld <= largestPiece + 4096, "round \(round): held \(mostHeld) bytes")
+            }
+        }
+    }
+
     @Test func specificTornFramesAreTypedErrors() {
         let cases: [(String, String)] = [
             ("MSG a 1 5\r\nhelloXY", "not followed by CRLF"),
             ("MSG a x 5\r\nhello\r\n", "subscription id"),
             ("MSG a 1 -5\r\n", "size"),
             ("MSG a 1 99999999\r\n", "maximum payload"),
+            ("MSG a 1 70000\r\n" + String(repeating: "x", count: 70_000) + "XY", "not followed by CRLF"),
             ("MSG a\r\n", "arguments"),
             ("HMSG a 1 20 10\r\n", "exceeds its total"),
             ("FOO bar\r\n", "not a NATS server operation"),

@@ -44,6 +44,29 @@ public final class JetStreamContext: Sendable {
         return try await api("STREAM.UPDATE.\(config.name)", body: config)
     }
 
+    /// Lowers a stream's largest message (`max_msg_size`) to `size` when it is unlimited or
+    /// larger, changing nothing else: the configuration the server returns is sent back as it is
+    /// with that one field changed, so fields this client does not model are kept. A limit
+    /// already at most `size` is left as it is.
+    /// - Returns: the limit in force afterwards.
+    /// - Throws: ``JetStreamError`` (``JetStreamError/streamNotFound``, or the update refused).
+    public func limitMessageSize(stream name: String, to size: Int) async throws -> Int {
+        try Self.validateName(name, what: "stream")
+        let infoSubject = "\(apiPrefix).STREAM.INFO.\(name)"
+        let info = try await request(infoSubject, payload: [])
+        let found = try Self.decode(StreamInfo.self, from: info.payload, subject: infoSubject)
+        if let current = found.config.maxMessageSize, current > 0, current <= size { return current }
+        guard let object = try? JSONSerialization.jsonObject(with: Data(info.payload)) as? [String: Any],
+              var config = object["config"] as? [String: Any] else {
+            throw NATSError.invalidResponse("the answer on '\(infoSubject)' has no configuration object")
+        }
+        config["max_msg_size"] = size
+        let updateSubject = "\(apiPrefix).STREAM.UPDATE.\(name)"
+        let body = try JSONSerialization.data(withJSONObject: config)
+        let answer = try await request(updateSubject, payload: Array(body))
+        return try Self.decode(StreamInfo.self, from: answer.payload, subject: updateSubject).config.maxMessageSize ?? size
+    }
+
     /// A stream's configuration and state.
     /// - Throws: ``JetStreamError`` ``JetStreamError/streamNotFound``.
     public func streamInfo(_ name: String) async throws -> StreamInfo {

@@ -38,6 +38,8 @@ public struct JetStreamError: Error, Sendable, Hashable, CustomStringConvertible
     public static let noSuitablePeers = 10005
     /// The cluster has no JetStream leader at the moment (10008), as while it elects one.
     public static let clusterNotAvailable = 10008
+    /// A message larger than the stream's `max_msg_size` (10054): never stored, however often sent.
+    public static let messageTooLarge = 10054
     /// Consumer name in use with another configuration (10013 in 2.9 wording "consumer already exists").
     public static let consumerNameInUse = 10013
 }

@@ -4,16 +4,28 @@
 ///
 /// It scans chunks for the end of a control line rather than stepping byte by byte through
 /// per-letter states; a message's control line switches it to the payload state, which waits for
-/// exactly `size + 2` bytes. Limits: a control line longer than ``maxControlLine`` and a payload
-/// larger than ``maxPayload`` are errors, so a garbage stream cannot make it buffer without end.
+/// exactly `size + 2` bytes. Limits: a control line longer than ``maxControlLine`` and a message
+/// larger than ``maxPassedOver`` are errors, so a garbage stream cannot make it buffer without end.
 /// After an error it keeps throwing the same error: the stream has lost its framing. A header
 /// block that cannot be read is not such an error: the sizes still frame the message, which is
-/// handed over without headers and with ``NATSMessage/headerProblem`` saying why.
+/// handed over without headers and with ``NATSMessage/headerProblem`` saying why. Nor is a
+/// message larger than ``maxPayload`` and at most ``maxPassedOver``, which a server may hold
+/// (stored by JetStream under a larger `max_payload`) and deliver again and again: its bytes are
+/// read and dropped as they come, never buffered, and it is handed over without headers or
+/// payload, with ``NATSMessage/oversize`` set, so its receiver can settle it.
 struct NATSProtocolParser {
     /// The longest control line (the operation and its arguments, `INFO` JSON included).
     var maxControlLine: Int
-    /// The largest message (headers and body) accepted, normally the server's `max_payload`.
+    /// The largest message (headers and body) buffered and handed over whole: the smaller of the
+    /// server's `max_payload` and the client's cap.
     var maxPayload: Int
+    /// The largest message passed over (read and dropped) when it exceeds ``maxPayload``; a
+    /// larger one is a protocol error at its control line.
+    var maxPassedOver: Int
+
+    /// The default ``maxPassedOver``: 64 MiB, the largest `max_payload` nats-server takes with its
+    /// default `max_pending`. No server that keeps to its limits sends more.
+    static let passOverLimit = 64 * 1024 * 1024
 
     private struct PendingMessage {
         var subject: String
@@ -22,6 +34,8 @@ struct NATSProtocolParser {
         /// The header block's size, for `HMSG` (which may be too small to hold one).
         var headerSize: Int?
         var totalSize: Int
+        /// Larger than ``maxPayload``: its bytes are dropped as they come, counted here.
+        var passedOver: Int?
     }
 
     private var buffer: [UInt8] = []
@@ -34,9 +48,10 @@ struct NATSProtocolParser {
     private var failure: NATSProtocolError?
 
     /// A parser with the given limits.
-    init(maxControlLine: Int = 32 * 1024, maxPayload: Int = 1024 * 1024) {
+    init(maxControlLine: Int = 32 * 1024, maxPayload: Int = 1024 * 1024, maxPassedOver: Int = Self.passOverLimit) {
         self.maxControlLine = maxControlLine
         self.maxPayload = maxPayload
+        self.maxPassedOver = maxPassedOver
     }
 
     /// Appends received bytes.
@@ -90,6 +105,7 @@ struct NATSProtocolParser {
     }
 
     private mutating func payload(of message: PendingMessage) throws(NATSProtocolError) -> NATSServerOperation? {
+        if message.passedOver != nil { return try passOver(message) }
         let needed = message.totalSize + 2
         guard buffer.count - start >= needed else { return nil }
         let end = start + message.totalSize
@@ -116,6 +132,27 @@ struct NATSProtocolParser {
         advance(by: needed)
         return .message(NATSMessage(subject: message.subject, replyTo: message.reply, headers: headers,
                                     payload: body, subscriptionID: message.sid, headerProblem: headerProblem))
+    }
+
+    /// Drops what arrived of an oversized message's bytes; the message (without them) once they
+    /// and their CRLF are all read.
+    private mutating func passOver(_ message: PendingMessage) throws(NATSProtocolError) -> NATSServerOperation? {
+        var message = message
+        let passed = message.passedOver ?? 0
+        let dropped = min(buffer.count - start, message.totalSize - passed)
+        if dropped > 0 { advance(by: dropped) }
+        message.passedOver = passed + dropped
+        guard passed + dropped == message.totalSize, buffer.count - start >= 2 else {
+            pending = message
+            return nil
+        }
+        guard buffer[start] == 13, buffer[start + 1] == 10 else {
+            throw fail("the \(message.totalSize)-byte payload of a message on '\(message.subject)' is not followed by CRLF")
+        }
+        pending = nil
+        advance(by: 2)
+        return .message(NATSMessage(subject: message.subject, replyTo: message.reply, payload: [], subscriptionID: message.sid,
+                                    oversize: message.totalSize))
     }
 
     private mutating func controlLine() throws(NATSProtocolError) -> NATSServerOperation? {
@@ -219,10 +256,12 @@ struct NATSProtocolParser {
             guard parsed <= total else { throw fail("the header size \(parsed) of a message on '\(subject)' exceeds its total size \(total)") }
             headers = Int(parsed)
         }
-        guard total <= UInt64(maxPayload) else {
-            throw fail("a message on '\(subject)' of \(total) bytes exceeds the maximum payload of \(maxPayload)")
+        guard total <= UInt64(max(maxPayload, maxPassedOver)) else {
+            throw fail("a message on '\(subject)' of \(total) bytes exceeds the maximum payload of \(maxPayload) "
+                       + "and the \(max(maxPayload, maxPassedOver)) bytes a NATS server may send at most")
         }
-        return PendingMessage(subject: subject, sid: sid, reply: reply, headerSize: headers, totalSize: Int(total))
+        return PendingMessage(subject: subject, sid: sid, reply: reply, headerSize: headers, totalSize: Int(total),
+                              passedOver: total > UInt64(maxPayload) ? 0 : nil)
     }
 
     /// The operation names, matched without building strings (case-insensitively, as servers
