@@ -15,7 +15,8 @@ import HeraldSync
 /// announcing loader's state save wait for them. An intent the queue does not take is retried
 /// with backoff for as long as the service runs, reported as `post.<rule>.held` at the first
 /// failure and `post.<rule>.recorded` once stored; meanwhile the ledger refuses state saves,
-/// so an intent lost with a stopping node is announced again by the loader's next holder.
+/// so an intent lost with a stopping node is announced again by the loader's next holder. One
+/// the queue can never take (larger than its largest message) ends as `post.<rule>.failed`.
 public final class ClusterPostIntake<C: Clock>: Service, Sendable where C.Duration == Duration {
     private struct Queued: Sendable {
         var ticket: UInt64
@@ -132,6 +133,15 @@ public final class ClusterPostIntake<C: Clock>: Service, Sendable where C.Durati
                                                    correlation: intent.correlation), from: Sender(name), correlation: correlation)
                 }
                 return
+            case .failure(let error) where error.isPermanent:
+                // Retrying cannot help (larger than the queue takes, a subject it refuses): the
+                // post ends failed, as an intent that cannot be encoded does, and the loader's
+                // saves do not wait for it.
+                ledger.stored(queued.ticket)
+                _ = try? bus.post(PostFailed(rule: intent.rule, key: intent.key, service: intent.service,
+                                             reason: "the post queue (stream \(queueName)) cannot take the intent: \(error.message)",
+                                             correlation: intent.correlation, attempts: 0), from: Sender(name), correlation: correlation)
+                return
             case .failure(let error):
                 refusals += 1
                 if refusals == 1 {
@@ -140,7 +150,7 @@ public final class ClusterPostIntake<C: Clock>: Service, Sendable where C.Durati
                                                reason: error.message, correlation: intent.correlation), from: Sender(name), correlation: correlation)
                 }
                 // Cancelled (run() was, not shut down gracefully): the pause would not wait.
-                if stopping.withLock({ $0 }) || error.isPermanent || Task.isCancelled { return }
+                if stopping.withLock({ $0 }) || Task.isCancelled { return }
                 try? await clock.sleep(for: pause)
                 pause = min(pause * 2, retry.maximum)
             }

@@ -38,16 +38,11 @@ final class ClusterRig: Sendable {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("herald-cluster-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         if clusterOfThree {
-            let routes = try (0..<3).map { _ in try NATSServerProcess.freePort() }
-            var started: [NATSServerProcess] = []
-            for index in 0..<3 {
+            servers = try await NATSServerProcess.startCluster(count: 3) { routes, index in
                 let others = routes.enumerated().filter { $0.offset != index }.map { "nats://127.0.0.1:\($0.element)" }
-                started.append(try await NATSServerProcess.start(arguments: [
-                    "--server_name", "n\(index + 1)", "--cluster_name", "herald", "--cluster", "nats://127.0.0.1:\(routes[index])",
-                    "--routes", others.joined(separator: ","),
-                ]))
+                return ["--server_name", "n\(index + 1)", "--cluster_name", "herald", "--cluster", "nats://127.0.0.1:\(routes[index])",
+                        "--routes", others.joined(separator: ",")]
             }
-            servers = started
         } else {
             servers = [try await NATSServerProcess.start()]
         }

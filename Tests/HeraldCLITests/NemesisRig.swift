@@ -49,20 +49,21 @@ final class NemesisRig: Sendable {
         var routes: [String: FaultProxy] = [:]
         var started: [NATSServerProcess] = []
         if count == 3 {
-            let ports = try (0..<3).map { _ in try NATSServerProcess.freePort() }
-            for from in 0..<3 {
-                for to in 0..<3 where to != from {
-                    routes["n\(from + 1)→n\(to + 1)"] = try FaultProxy(name: "n\(from + 1)→n\(to + 1)", target: ports[to])
+            started = try await NATSServerProcess.startCluster(count: 3) { ports, index in
+                // The route proxies lead to this attempt's ports (made again with them).
+                if index == 0 {
+                    routes = [:]
+                    for from in 0..<3 {
+                        for to in 0..<3 where to != from {
+                            routes["n\(from + 1)→n\(to + 1)"] = try FaultProxy(name: "n\(from + 1)→n\(to + 1)", target: ports[to])
+                        }
+                    }
                 }
-            }
-            for index in 0..<3 {
-                let solicited = (0..<3).filter { $0 != index }.map { "nats://" + routes["n\(index + 1)→n\($0 + 1)"]!.address }
+                let solicited = (0..<3).filter { $0 != index }.compactMap { routes["n\(index + 1)→n\($0 + 1)"].map { "nats://" + $0.address } }
                 // Nothing bypasses the proxies: the address gossiped to other servers leads nowhere
                 // (each solicits its routes explicitly), and no client learns a server's own address.
-                started.append(try await NATSServerProcess.start(arguments: [
-                    "--server_name", "n\(index + 1)", "--cluster_name", "herald", "--cluster", "nats://127.0.0.1:\(ports[index])",
-                    "--routes", solicited.joined(separator: ","), "--cluster_advertise", "127.0.0.1:1", "--no_advertise",
-                ]))
+                return ["--server_name", "n\(index + 1)", "--cluster_name", "herald", "--cluster", "nats://127.0.0.1:\(ports[index])",
+                        "--routes", solicited.joined(separator: ","), "--cluster_advertise", "127.0.0.1:1", "--no_advertise"]
             }
         } else {
             started = [try await NATSServerProcess.start(arguments: ["--no_advertise"])]

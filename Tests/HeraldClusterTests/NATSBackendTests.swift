@@ -206,15 +206,10 @@ struct NATSPlacementTests {
     /// placement" (10005); so does a cluster with fewer servers than the replicas. The first
     /// passes, so the node asks again (until its connect wait ends the second).
     @Test func aClusterThatCannotPlaceTheReplicasYetIsUnavailableNamingWhy() async throws {
-        let routes = try (0..<2).map { _ in try NATSServerProcess.freePort() }
-        var started: [NATSServerProcess] = []
-        for index in 0..<2 {
-            started.append(try await NATSServerProcess.start(arguments: [
-                "--server_name", "p\(index + 1)", "--cluster_name", "placement", "--cluster", "nats://127.0.0.1:\(routes[index])",
-                "--routes", "nats://127.0.0.1:\(routes[1 - index])",
-            ]))
+        let servers = try await NATSServerProcess.startCluster(count: 2) { routes, index in
+            ["--server_name", "p\(index + 1)", "--cluster_name", "placement", "--cluster", "nats://127.0.0.1:\(routes[index])",
+             "--routes", "nats://127.0.0.1:\(routes[1 - index])"]
         }
-        let servers = started
         defer { Task { for server in servers { await server.stop() } } }
         var settings = ClusterTestSettings.make(servers.map(\.url), node: "a")
         settings.replicas = 3

@@ -75,8 +75,28 @@ public final class NATSServerProcess: Sendable {
             do {
                 try await server.launch()
                 return server
-            } catch let error as NATSServerProcessError where port == nil && attempt < 5 && error.message.contains("address already in use") {
+            } catch let error as NATSServerProcessError
+                where port == nil && attempt < 5 && error.message.contains("address already in use") && !error.message.contains("router port") {
                 continue
+            }
+        }
+    }
+
+    /// Starts `count` servers of one cluster whose routes listen on free loopback ports;
+    /// `arguments(index, routePorts)` gives server `index`'s arguments. A route port taken between
+    /// its choice and the server's bind (another test's ephemeral port, seen in the parallel
+    /// suite) starts the whole cluster again on new ports.
+    public static func startCluster(count: Int, arguments: ([Int], Int) throws -> [String]) async throws -> [NATSServerProcess] {
+        var attempt = 0
+        while true {
+            attempt += 1
+            let ports = try (0..<count).map { _ in try freePort() }
+            var started: [NATSServerProcess] = []
+            do {
+                for index in 0..<count { started.append(try await start(arguments: try arguments(ports, index))) }
+                return started
+            } catch let error as NATSServerProcessError where attempt < 5 && error.message.contains("address already in use") {
+                for server in started { await server.stop() }
             }
         }
     }
