@@ -4,8 +4,9 @@ import HeraldServices
 /// Why a load failed, in a form that serialises and carries no secrets.
 ///
 /// Built from a ``ServiceError``: the kind, a one-line message, the HTTP status and the
-/// service's error codes, the rate-limit reset time, and for decoding errors where in the body
-/// parsing stopped. Request headers, credentials and response bodies are never copied in.
+/// service's error codes, the rate-limit reset time, for decoding errors where in the body
+/// parsing stopped, and for transport errors their cause. Request headers, credentials and
+/// response bodies are never copied in.
 public struct LoadError: Error, Sendable, Hashable, Codable, CustomStringConvertible {
     /// What kind of failure: `transport`, `timeout`, `cancelled`, `httpStatus`, `rateLimited`,
     /// `decoding`, `invalidRequest`, `processingFailed`, or `state` for a state-file problem.
@@ -37,7 +38,10 @@ public struct LoadError: Error, Sendable, Hashable, Codable, CustomStringConvert
         if let load = error as? LoadError {
             self = load
         } else if let service = error as? ServiceError {
-            self.init(kind: service.kind.rawValue, message: service.message, status: service.status,
+            // A transport failure's cause (refused, reset, "certificate verify failed") is the
+            // message's point: a socket's or TLS library's text, no request data.
+            let message = service.underlying.map { "\(service.message): \($0)" } ?? service.message
+            self.init(kind: service.kind.rawValue, message: message, status: service.status,
                       codes: service.apiErrors.map(\.code), retryAt: service.rateLimit?.reset,
                       location: service.location)
         } else if error is CancellationError {

@@ -76,10 +76,11 @@ import Testing
             let lines = try await Self.run(configuration) { lines in
                 lines.contains { $0.contains("loader.private.failed") || $0.contains("loader.private.finished") }
             }
-            // A load failure keeps the kind, not the transport's underlying text (LoadError copies
-            // no more); the first test shows the same server and CA work once the caFile is set.
+            // The failure says why (it said only "transport failed"); the first test shows the
+            // same server and CA work once the caFile is set.
             let failed = lines.first { $0.contains("loader.private.failed") } ?? ""
             #expect(failed.contains("private: load failed: transport"), "\(lines)")
+            #expect(failed.contains("certificate verify failed"), "\(failed)")
             #expect(!lines.contains { $0.contains("post.notify") })
         }
     }
