@@ -9,7 +9,7 @@ import Testing
 import HeraldTesting
 
 /// The backend, the exporter and the importer against a real `nats-server -js`.
-@Suite(.serialized, .enabled(if: NATSServerProcess.isAvailable, "nats-server is not installed"), .timeLimit(.minutes(3)))
+@Suite(.serialized, .enabled(if: NATSServerProcess.isAvailable, "nats-server is not installed"), .timeLimit(.minutes(5)))
 struct NATSBackendTests {
     @Test func connectingCreatesTheStreamsConsumersAndBucketsWithTheSettingsAndASecondNodeSharesThem() async throws {
         let server = try await NATSServerProcess.start()
@@ -200,7 +200,7 @@ struct NATSBackendTests {
 }
 
 /// What a cluster that cannot place the replicas answers, and that a node waits that out.
-@Suite(.serialized, .enabled(if: NATSServerProcess.isAvailable, "nats-server is not installed"), .timeLimit(.minutes(3)))
+@Suite(.serialized, .enabled(if: NATSServerProcess.isAvailable, "nats-server is not installed"), .timeLimit(.minutes(5)))
 struct NATSPlacementTests {
     /// A leader just elected may not know every peer yet and answers "no suitable peers for
     /// placement" (10005); so does a cluster with fewer servers than the replicas. The first

@@ -9,7 +9,7 @@ import HeraldTesting
 /// Messages and servers that misbehave: one message's bad header block or size is that
 /// message's problem; a server that drops every connection after the handshake is named as the
 /// cause.
-@Suite(.serialized, .enabled(if: NATSServerProcess.isAvailable, "nats-server is not installed"), .timeLimit(.minutes(3)))
+@Suite(.serialized, .enabled(if: NATSServerProcess.isAvailable, "nats-server is not installed"), .timeLimit(.minutes(5)))
 struct NATSHostileInputTests {
     /// Header blocks nats-server stores as they are: too short for `NATS/1.0` and its end, a
     /// line without a colon, a bad status line.

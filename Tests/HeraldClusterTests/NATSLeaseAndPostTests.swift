@@ -91,7 +91,7 @@ private struct IdleSchedule: Service {
 }
 
 /// Leases over the real key-value bucket and the shared post queue against a real nats-server.
-@Suite(.serialized, .enabled(if: NATSServerProcess.isAvailable, "nats-server is not installed"), .timeLimit(.minutes(3)))
+@Suite(.serialized, .enabled(if: NATSServerProcess.isAvailable, "nats-server is not installed"), .timeLimit(.minutes(5)))
 struct NATSLeaseAndPostTests {
     private static let rule = PostRule(name: "todo", on: "orders.>", service: "svc", target: .status(text: (try? PostTemplate("x"))!, media: nil))
     private static func intent(_ key: String) -> PostIntent {

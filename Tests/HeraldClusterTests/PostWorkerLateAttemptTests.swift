@@ -49,7 +49,7 @@ private final class LateDuplicateService: PostService {
     }
 }
 
-@Suite(.serialized, .enabled(if: NATSServerProcess.isAvailable, "nats-server is not installed"), .timeLimit(.minutes(3)))
+@Suite(.serialized, .enabled(if: NATSServerProcess.isAvailable, "nats-server is not installed"), .timeLimit(.minutes(5)))
 struct PostWorkerLateAttemptTests {
     /// Found by the nemesis (a node paused while it held an intent): its late attempt met the post
     /// another node made after the ack wait, reported `post.<rule>.failed` and overwrote that

@@ -21,7 +21,7 @@ private final class Counter: Sendable {
 /// Servers that accept the handshake and then misbehave: the backoff grows, the cause is named,
 /// a message larger than the client accepts is passed over, and one larger than any server sends
 /// ends the connection whatever the server said.
-@Suite(.timeLimit(.minutes(3)))
+@Suite(.timeLimit(.minutes(5)))
 struct HostileServerTests {
     /// Before: the backoff restarted at every handshake, so such a server got hundreds of
     /// reconnects a second.

@@ -10,7 +10,7 @@ let malformedHeaderBlocks = [
 ]
 
 /// A message whose header block is malformed belongs to that message: the connection stays.
-@Suite(.serialized, .enabled(if: NATSServerProcess.isAvailable, "nats-server is not installed"), .timeLimit(.minutes(3)))
+@Suite(.serialized, .enabled(if: NATSServerProcess.isAvailable, "nats-server is not installed"), .timeLimit(.minutes(5)))
 struct MalformedMessageTests {
     @Test func aMalformedHeaderBlockIsTheMessagesProblemAndTheConnectionStays() async throws {
         let server = try await NATSServerProcess.start(jetStream: false)

@@ -7,7 +7,7 @@ import Testing
 /// `.creds` file (JWT + NKey), each against a real nats-server configured for it, the wrong
 /// ones refused with the server's own words. Keys and JWTs come from the official libraries
 /// (``NATSAccounts``).
-@Suite(.timeLimit(.minutes(3)))
+@Suite(.timeLimit(.minutes(5)))
 struct NATSAuthenticationTests {
     /// The same seed through nkeys (Go) gave this public key and this signature of `nonce-XYZ`.
     @Test func anNKeyGivesThePublicKeyAndSignatureOfTheOfficialLibrary() throws {

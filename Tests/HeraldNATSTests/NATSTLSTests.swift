@@ -8,7 +8,7 @@ import Testing
 /// the server's certificate is verified (its CA, its name, its dates), a client certificate is
 /// presented to a server that verifies clients, and messages larger than a TLS record go
 /// through whole.
-@Suite(.timeLimit(.minutes(3)), .enabled(if: NATSServerProcess.isAvailable, "nats-server is not installed"))
+@Suite(.timeLimit(.minutes(5)), .enabled(if: NATSServerProcess.isAvailable, "nats-server is not installed"))
 struct NATSTLSTests {
     @Test func aClientThatTrustsTheServersCAExchangesMessagesOfEverySizeOverTLS() async throws {
         let certificates = try await TestCertificates.make()
