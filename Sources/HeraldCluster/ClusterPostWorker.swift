@@ -268,11 +268,12 @@ struct PostAttemptMark: Codable, Hashable, Sendable {
     /// The node that began sending it.
     var node: String
 
-    /// The mark's bytes, keys sorted.
+    /// The mark's bytes, keys sorted (what counts is that the key exists: were two strings ever
+    /// not encodable, an empty value would still be the mark).
     var encoded: [UInt8] {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
-        return (try? encoder.encode(self)).map(Array.init) ?? Array("{\"key\":\"\",\"node\":\"\"}".utf8)
+        return (try? encoder.encode(self)).map(Array.init) ?? []
     }
 }
 
